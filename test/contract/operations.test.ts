@@ -48,8 +48,7 @@ describe("the bundled spec", () => {
   it.each(Object.entries(errorStatuses))(
     "declares every documented error of %s as JSON with named examples",
     (id, statuses) => {
-      const found = listSpecOperations().find(({ operation }) => operation.operationId === id);
-      const responses = found?.operation.responses as JsonObject;
+      const responses = findOperation(id).operation.responses as JsonObject;
       expect(
         Object.keys(responses)
           .map(Number)

@@ -128,7 +128,6 @@ async function open(route: string, waitFor: string): Promise<string> {
   await page.goto(`${docsUrl}${route}`);
   await page.getByText(waitFor, { exact: true }).first().waitFor({ timeout: 15_000 });
   // innerText (not textContent): the test reads what a person sees, one field per line.
-  // biome-ignore lint/performance/useDomNodeTextContent: rendered text is the point
   return page.innerText("main");
 }
 
