@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Starts (or stops) a private PostgreSQL 15 cluster for tests and benchmarks, on loopback only.
+# Usage: scripts/postgres.sh start|stop|url    Environment: PG_DIR (default .data/postgres), PG_PORT (default 55432)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PG_DIR=${PG_DIR:-$PWD/.data/postgres}
+PG_PORT=${PG_PORT:-55432}
+BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+[ -n "$BIN" ] || { echo "PostgreSQL server binaries not found under /usr/lib/postgresql" >&2; exit 1; }
+
+as_owner() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+case "${1:-}" in
+  start)
+    mkdir -p "$(dirname "$PG_DIR")"
+    if [ ! -s "$PG_DIR/PG_VERSION" ]; then
+      mkdir -p "$PG_DIR"
+      [ "$(id -u)" = 0 ] && chown postgres:postgres "$PG_DIR"
+      as_owner "$BIN/initdb" --auth=trust --username=postgres --encoding=UTF8 -D "$PG_DIR" >/dev/null
+    fi
+    if ! as_owner "$BIN/pg_ctl" -D "$PG_DIR" status >/dev/null 2>&1; then
+      as_owner "$BIN/pg_ctl" -D "$PG_DIR" -l "$PG_DIR/server.log" -w \
+        -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -c unix_socket_directories=$PG_DIR -c max_connections=200 -c fsync=on" start >/dev/null
+    fi
+    echo "postgres://postgres@127.0.0.1:$PG_PORT/postgres"
+    ;;
+  stop)
+    as_owner "$BIN/pg_ctl" -D "$PG_DIR" -m fast stop >/dev/null 2>&1 || true
+    ;;
+  url)
+    echo "postgres://postgres@127.0.0.1:$PG_PORT/postgres"
+    ;;
+  *)
+    echo "usage: $0 start|stop|url" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,94 @@
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import express, { type Express } from "express";
+import * as OpenApiValidator from "express-openapi-validator";
+import type { Logger } from "pino";
+import { pinoHttp } from "pino-http";
+import { operationTable } from "../generated/operations.js";
+import { authenticate } from "./auth.js";
+import { bindAll, operationFor } from "./bind.js";
+import type { Config } from "./config.js";
+import { ApiError, errorHandler } from "./errors.js";
+import type { Handlers } from "./handler-types.js";
+import type { Store } from "./store/store.js";
+
+const specPath = new URL("../generated/openapi.json", import.meta.url);
+const specYamlPath = new URL("../generated/openapi.yaml", import.meta.url);
+const docsPath = new URL("../generated/docs/index.html", import.meta.url);
+
+export interface AppDependencies {
+  store: Store;
+  handlers: Handlers;
+  logger: Logger;
+  config: Pick<Config, "validateResponses" | "bodyLimitBytes" | "idempotencyTtlSeconds" | "defaultRetentionDays">;
+}
+
+/** Matches the paths of the spec's operations, whatever the method: those need an API key. */
+function apiPathPattern(): RegExp {
+  const paths = Object.values(operationTable).map((entry) =>
+    entry.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{[^}]+\\?\}/g, "[^/]+"),
+  );
+  return new RegExp(`^(?:${[...new Set(paths)].join("|")})/?$`);
+}
+
+export function createApp({ store, handlers, logger, config }: AppDependencies): Express {
+  const apiSpec = JSON.parse(readFileSync(specPath, "utf8"));
+  const bound = bindAll(handlers, { store, idempotencyTtlSeconds: config.idempotencyTtlSeconds });
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req, res) => {
+        const given = req.headers["x-request-id"];
+        const id = typeof given === "string" && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+        res.setHeader("X-Request-Id", id);
+        return id;
+      },
+      redact: ["req.headers.authorization", 'req.headers["idempotency-key"]'],
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? "error" : "info"),
+    }),
+  );
+
+  app.get("/healthz", async (_req, res, next) => {
+    try {
+      await store.db.selectFrom("environments").select("id").limit(1).execute();
+      res.json({ status: "ok" });
+    } catch (error) {
+      next(error);
+    }
+  });
+  app.get("/openapi.json", (_req, res) => res.sendFile(specPath.pathname));
+  app.get("/openapi.yaml", (_req, res) => res.type("application/yaml").sendFile(specYamlPath.pathname));
+  app.get(["/docs", "/docs/"], (_req, res) => res.sendFile(docsPath.pathname));
+
+  const apiPaths = apiPathPattern();
+  const requireApiKey = authenticate(store, config.defaultRetentionDays);
+  app.use((req, res, next) => (apiPaths.test(req.path) ? requireApiKey(req, res, next) : next()));
+
+  app.use(express.json({ limit: config.bodyLimitBytes, strict: false }));
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec,
+      // Unknown query parameters are reported by errors.ts together with the other invalid inputs.
+      validateRequests: { allowUnknownQueryParameters: true, allErrors: true },
+      validateResponses: config.validateResponses ? { allErrors: true } : false,
+      validateSecurity: false,
+      validateFormats: true,
+      ajvFormats: { mode: "full" },
+      operationHandlers: {
+        basePath: "/",
+        resolver: (_basePath, route) => {
+          const id = operationFor(route.method, route.openApiRoute);
+          if (!id) throw new Error(`No operation for ${route.method} ${route.openApiRoute}`);
+          return bound[id];
+        },
+      },
+    }),
+  );
+  app.use((req, _res, next) => next(ApiError.notFound(`Cannot ${req.method} ${req.path}`)));
+  app.use(errorHandler(logger, config.bodyLimitBytes));
+  return app;
+}

@@ -1,0 +1,42 @@
+import type { RequestHandler } from "express";
+import { ApiError } from "./errors.js";
+import type { Environment } from "./store/access.js";
+import type { Store } from "./store/store.js";
+
+export interface AuthContext extends Environment {
+  /** The retention that applies: the environment's own, else the server default; null is unlimited. */
+  effectiveRetentionDays: number | null;
+}
+
+declare global {
+  namespace Express {
+    interface Locals {
+      auth?: AuthContext;
+    }
+  }
+}
+
+/** `Authorization: ApiKey <key>` with Novu's four 401 messages. The scheme word is case-sensitive. */
+export function authenticate(store: Store, defaultRetentionDays: number | undefined): RequestHandler {
+  return async (req, res, next) => {
+    const header = req.headers.authorization;
+    if (header === undefined) return next(ApiError.unauthorized("Missing authorization header"));
+    const [scheme = "", ...rest] = header.trim().split(/\s+/);
+    if (scheme !== "ApiKey") {
+      return next(ApiError.unauthorized(`Invalid authentication scheme: "${scheme.slice(0, 64)}"`));
+    }
+    const key = rest.join(" ");
+    if (key === "") return next(ApiError.unauthorized("Unauthorized"));
+    try {
+      const environment = await store.access.environmentForKey(key);
+      if (!environment) return next(ApiError.unauthorized("API Key not found"));
+      res.locals.auth = {
+        ...environment,
+        effectiveRetentionDays: environment.retentionDays ?? defaultRetentionDays ?? null,
+      };
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}

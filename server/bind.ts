@@ -1,0 +1,86 @@
+import type { Request, RequestHandler } from "express";
+import { type OperationId, operationIds, operationTable } from "../generated/operations.js";
+import { ApiError, errorBody, unknownQueryParameters } from "./errors.js";
+import type { Handler, HandlerInput, Handlers } from "./handler-types.js";
+import { type Outcome, runIdempotently } from "./idempotency.js";
+import { operationMetadata } from "./request-metadata.js";
+import type { Store } from "./store/store.js";
+
+export interface BindOptions {
+  store: Store;
+  idempotencyTtlSeconds: number;
+}
+
+/** Fails at start-up unless the handlers and the spec's operations match one to one. */
+export function assertHandlersMatchSpec(handlers: object): void {
+  const given = Object.keys(handlers).sort();
+  const expected = [...operationIds].sort();
+  const missing = expected.filter((id) => !given.includes(id));
+  const extra = given.filter((id) => !expected.includes(id as OperationId));
+  if (missing.length || extra.length) {
+    throw new Error(
+      `Handlers do not match the spec. Missing: ${missing.join(", ") || "none"}. Not in the spec: ${extra.join(", ") || "none"}.`,
+    );
+  }
+}
+
+/** The operation a request was routed to, from the validator's route metadata. */
+export function operationFor(method: string, openApiRoute: string): OperationId | undefined {
+  return operationIds.find((id) => {
+    const entry = operationTable[id];
+    return entry.method === method.toLowerCase() && entry.path === openApiRoute.replace(/:(\w+)/g, "{$1}");
+  });
+}
+
+function inputOf<K extends OperationId>(id: K, req: Request): HandlerInput<K> {
+  return {
+    path: { ...operationMetadata(req)?.pathParams },
+    query: { ...operationTable[id].queryDefaults, ...(req.query as object) },
+    headers: req.headers,
+    body: req.body,
+  } as unknown as HandlerInput<K>;
+}
+
+/** An Express handler that runs the operation's handler and writes its answer (idempotently for PATCH with a key). */
+export function bindOperation<K extends OperationId>(id: K, handler: Handler<K>, options: BindOptions): RequestHandler {
+  const honoursIdempotency = operationTable[id].method === "patch";
+  return async (req, res, next) => {
+    try {
+      const auth = res.locals.auth;
+      if (!auth) throw ApiError.unauthorized("Missing authorization header");
+      const unknown = unknownQueryParameters(id, req);
+      if (unknown) throw ApiError.validation(unknown);
+      const input = inputOf(id, req);
+      const key = req.header("idempotency-key");
+      const run = async (store: Store): Promise<Outcome> => handler(input, { auth, store });
+      const outcome =
+        honoursIdempotency && key
+          ? await runIdempotently(
+              options.store,
+              {
+                environmentId: auth.environmentId,
+                key,
+                method: req.method,
+                path: req.originalUrl,
+                body: req.body,
+                ttlSeconds: options.idempotencyTtlSeconds,
+              },
+              run,
+              (error) => errorBody(error, req),
+            )
+          : await run(options.store);
+      res.set(outcome.headers ?? {}).status(outcome.status);
+      if (outcome.rawBody !== undefined) res.type("application/json").send(outcome.rawBody);
+      else res.json(outcome.body);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+export function bindAll(handlers: Handlers, options: BindOptions): Record<OperationId, RequestHandler> {
+  assertHandlersMatchSpec(handlers);
+  const bound = {} as Record<OperationId, RequestHandler>;
+  for (const id of operationIds) bound[id] = bindOperation(id, handlers[id] as Handler<typeof id>, options);
+  return bound;
+}

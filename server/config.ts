@@ -1,0 +1,66 @@
+/** Every setting of the reference server, read from environment variables in one place (documented in the README). */
+
+export interface Config {
+  port: number;
+  host: string;
+  /** PostgreSQL connection string; when unset, PGlite runs in-process. */
+  databaseUrl: string | undefined;
+  /** PGlite only: keep the database in this directory; when unset, in memory. */
+  dataDir: string | undefined;
+  /** PostgreSQL only: connections per process. */
+  poolSize: number;
+  /** Load the demo data when the store is empty. */
+  seedDemoData: boolean;
+  demoSubscribers: number;
+  demoNotifications: number;
+  logLevel: string;
+  /** Check every response against the spec (development and tests); off in production. */
+  validateResponses: boolean;
+  totalCountCap: number;
+  /** Largest accepted request body, in bytes. */
+  bodyLimitBytes: number;
+  idempotencyTtlSeconds: number;
+  /** Notification history an environment may read when it has no retention of its own; undefined: unlimited. */
+  defaultRetentionDays: number | undefined;
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${raw}"`);
+  }
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (["1", "true", "yes", "on"].includes(raw)) return true;
+  if (["0", "false", "no", "off"].includes(raw)) return false;
+  throw new Error(`${name} must be true or false, not "${env[name]}"`);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const production = env.NODE_ENV === "production";
+  const retention = integer(env, "RETENTION_DAYS", 0, 0);
+  return {
+    port: integer(env, "PORT", 3000, 0, 65535),
+    host: env.HOST || "127.0.0.1",
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: env.DATA_DIR || undefined,
+    poolSize: integer(env, "DATABASE_POOL_SIZE", 10, 1, 1000),
+    seedDemoData: boolean(env, "SEED_DEMO_DATA", true),
+    demoSubscribers: integer(env, "DEMO_SUBSCRIBERS", 1000, 0),
+    demoNotifications: integer(env, "DEMO_NOTIFICATIONS", 5000, 0),
+    logLevel: env.LOG_LEVEL || (production ? "info" : "info"),
+    validateResponses: boolean(env, "VALIDATE_RESPONSES", !production),
+    totalCountCap: integer(env, "TOTAL_COUNT_CAP", 50_000, 1),
+    bodyLimitBytes: integer(env, "BODY_LIMIT_BYTES", 100 * 1024, 1),
+    idempotencyTtlSeconds: integer(env, "IDEMPOTENCY_TTL_SECONDS", 24 * 60 * 60, 1),
+    defaultRetentionDays: retention === 0 ? undefined : retention,
+  };
+}

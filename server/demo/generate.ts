@@ -1,0 +1,506 @@
+/**
+ * Deterministic demo data: the same options always give the same environments, keys, subscribers and notifications.
+ * `npm start` loads it into an empty store, and the tests build their fixtures with it.
+ * Only enum values the contract declares are used, and every reference points at a record that exists.
+ */
+import { createHash } from "node:crypto";
+import { base, en, Faker } from "@faker-js/faker";
+import type {
+  ChannelSettings,
+  ChannelType,
+  DigestMetadata,
+  ExecutionDetail,
+  Job,
+  JobType,
+  NotificationTopic,
+  ProviderId,
+  SeverityLevel,
+  Step,
+  StepFilter,
+} from "../../generated/schema.js";
+
+export interface DemoOptions {
+  seed: number;
+  subscribers: number;
+  notifications: number;
+  /** The newest record is created just before this instant. */
+  anchor: Date;
+}
+
+export const defaultDemoOptions: DemoOptions = {
+  seed: 20261121,
+  subscribers: 1000,
+  notifications: 5000,
+  anchor: new Date("2026-11-21T12:00:00.000Z"),
+};
+
+export interface DemoSubscriber {
+  id: string;
+  environment_id: string;
+  organization_id: string;
+  subscriber_id: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  phone: string | null;
+  avatar: string | null;
+  locale: string | null;
+  timezone: string | null;
+  channels: ChannelSettings[];
+  topics: string[];
+  is_online: boolean | null;
+  last_online_at: string | null;
+  version: number;
+  data: Record<string, unknown> | null;
+  deleted: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DemoWorkflow {
+  id: string;
+  environment_id: string;
+  name: string;
+  identifier: string;
+  origin: "novu-cloud" | "novu-cloud-v1" | "external";
+  steps: JobType[];
+  tags: string[];
+  variables: string[];
+}
+
+export interface DemoNotification {
+  id: string;
+  environment_id: string;
+  organization_id: string;
+  subscriber_id: string;
+  transaction_id: string;
+  template_id: string;
+  digested_notification_id: string | null;
+  channels: ChannelType[];
+  severity: SeverityLevel | null;
+  topic_keys: string[];
+  created_at: string;
+  updated_at: string;
+  details: Record<string, unknown>;
+}
+
+export interface DemoEnvironment {
+  name: string;
+  environmentId: string;
+  organizationId: string;
+  /** A fixed key derived from the seed: demo data is public, so is this key. */
+  apiKey: string;
+  workflows: DemoWorkflow[];
+  subscribers: DemoSubscriber[];
+  notifications: DemoNotification[];
+}
+
+const environmentShares = [
+  { name: "Production", share: 0.8 },
+  { name: "Development", share: 0.2 },
+];
+
+const workflowTemplates: Omit<DemoWorkflow, "id" | "environment_id">[] = [
+  {
+    name: "Comment digest",
+    identifier: "comment-digest",
+    origin: "novu-cloud",
+    steps: ["digest", "email"],
+    tags: ["collaboration"],
+    variables: ["commentAuthor", "documentTitle"],
+  },
+  {
+    name: "Password changed",
+    identifier: "password-changed",
+    origin: "novu-cloud",
+    steps: ["in_app", "email"],
+    tags: ["security"],
+    variables: [],
+  },
+  {
+    name: "Two-factor code",
+    identifier: "two-factor-code",
+    origin: "novu-cloud-v1",
+    steps: ["sms"],
+    tags: ["security"],
+    variables: ["code"],
+  },
+  {
+    name: "Deploy finished",
+    identifier: "deploy-finished",
+    origin: "external",
+    steps: ["chat", "push"],
+    tags: ["engineering"],
+    variables: ["service", "version"],
+  },
+  {
+    name: "Invoice ready",
+    identifier: "invoice-ready",
+    origin: "novu-cloud",
+    steps: ["delay", "email", "in_app"],
+    tags: ["billing"],
+    variables: ["amount", "invoiceId"],
+  },
+  {
+    name: "Weekly report",
+    identifier: "weekly-report",
+    origin: "novu-cloud",
+    steps: ["digest", "email"],
+    tags: ["reports"],
+    variables: ["weekOf"],
+  },
+];
+
+const topicKeys = ["project-apollo", "release-notes", "billing-alerts", "incident-updates", "product-news"];
+const locales = ["en-US", "en-GB", "de-DE", "fr-FR", "es-ES", "pt-BR", "ja-JP", "nl-NL", null];
+const timezones = [
+  "Europe/Berlin",
+  "Europe/London",
+  "America/New_York",
+  "America/Sao_Paulo",
+  "Asia/Tokyo",
+  "UTC",
+  null,
+];
+const providersByJob: Record<JobType, ProviderId[]> = {
+  email: ["sendgrid", "ses", "postmark", "mailgun"],
+  sms: ["twilio", "sns", "plivo"],
+  in_app: ["novu"],
+  chat: ["slack", "msteams", "discord"],
+  push: ["fcm", "apns", "expo"],
+  digest: ["novu"],
+  delay: ["novu"],
+  trigger: ["novu"],
+  throttle: ["novu"],
+  custom: ["novu"],
+  tool: ["tool-webhook"],
+  http_request: ["novu"],
+};
+const channelJobs: JobType[] = ["in_app", "email", "sms", "chat", "push"];
+
+/** A 24-hex id whose first 8 characters are the seconds of `at`, like an ObjectId. */
+function objectId(faker: Faker, at: Date): string {
+  const seconds = Math.floor(at.getTime() / 1000)
+    .toString(16)
+    .padStart(8, "0");
+  return seconds + faker.string.hexadecimal({ length: 16, casing: "lower", prefix: "" });
+}
+
+export function demoApiKey(seed: number, environment: string): string {
+  return createHash("sha256").update(`demo-key:${seed}:${environment}`).digest("hex").slice(0, 32);
+}
+
+export function generateDemoData(options: DemoOptions = defaultDemoOptions): DemoEnvironment[] {
+  const faker = new Faker({ locale: [en, base], seed: options.seed });
+  const anchor = options.anchor.getTime();
+  const day = 86_400_000;
+  let subscribersLeft = options.subscribers;
+  let notificationsLeft = options.notifications;
+
+  return environmentShares.map(({ name, share }, index) => {
+    const last = index === environmentShares.length - 1;
+    const subscriberCount = last ? subscribersLeft : Math.round(options.subscribers * share);
+    const notificationCount = last ? notificationsLeft : Math.round(options.notifications * share);
+    subscribersLeft -= subscriberCount;
+    notificationsLeft -= notificationCount;
+
+    const organizationId = objectId(faker, new Date(anchor - 800 * day));
+    const environmentId = objectId(faker, new Date(anchor - 800 * day));
+    const integrations = {
+      slack: objectId(faker, new Date(anchor - 700 * day)),
+      msteams: objectId(faker, new Date(anchor - 700 * day)),
+      fcm: objectId(faker, new Date(anchor - 700 * day)),
+      apns: objectId(faker, new Date(anchor - 700 * day)),
+    };
+    const topicIds = Object.fromEntries(topicKeys.map((key) => [key, objectId(faker, new Date(anchor - 600 * day))]));
+
+    const workflows: DemoWorkflow[] = workflowTemplates.map((template) => ({
+      ...template,
+      id: objectId(faker, new Date(anchor - 500 * day)),
+      environment_id: environmentId,
+    }));
+
+    const subscribers: DemoSubscriber[] = [];
+    let previousCreated = anchor - 365 * day;
+    for (let n = 0; n < subscriberCount; n++) {
+      // Roughly one in eight subscribers shares its creation time with the one before (a bulk import):
+      // pagination must keep ties in a fixed order.
+      const created =
+        n > 0 && faker.number.int(7) === 0
+          ? previousCreated
+          : faker.date.between({ from: anchor - 365 * day, to: anchor - day }).getTime();
+      previousCreated = created;
+      const updated = faker.datatype.boolean(0.6)
+        ? created
+        : faker.date.between({ from: created, to: anchor }).getTime();
+      const firstName = faker.datatype.boolean(0.95) ? faker.person.firstName() : null;
+      const lastName = faker.datatype.boolean(0.95) ? faker.person.lastName() : null;
+      const channels: ChannelSettings[] = [];
+      if (faker.datatype.boolean(0.3)) {
+        const provider = faker.helpers.arrayElement(["slack", "msteams"] as const);
+        channels.push({
+          providerId: provider,
+          _integrationId: integrations[provider],
+          integrationIdentifier: `${provider}-workspace`,
+          credentials: {
+            webhookUrl: `https://hooks.example.com/${provider}/${faker.string.alphanumeric(12)}`,
+            channel: faker.helpers.arrayElement(["#general", "#deploys", "#alerts"]),
+          },
+        });
+      }
+      if (faker.datatype.boolean(0.3)) {
+        const provider = faker.helpers.arrayElement(["fcm", "apns"] as const);
+        channels.push({
+          providerId: provider,
+          _integrationId: integrations[provider],
+          credentials: {
+            deviceTokens: Array.from({ length: faker.number.int({ min: 1, max: 3 }) }, () =>
+              faker.string.alphanumeric(32),
+            ),
+          },
+        });
+      }
+      const lastOnline = faker.datatype.boolean(0.7) ? faker.date.between({ from: created, to: anchor }) : null;
+      subscribers.push({
+        id: objectId(faker, new Date(created)),
+        environment_id: environmentId,
+        organization_id: organizationId,
+        subscriber_id: faker.datatype.boolean(0.8) ? `user-${100000 + n}` : faker.string.uuid(),
+        first_name: firstName,
+        last_name: lastName,
+        email: faker.datatype.boolean(0.92)
+          ? faker.internet.email({ firstName: firstName ?? "user", lastName: lastName ?? String(n) }).toLowerCase()
+          : null,
+        phone: faker.datatype.boolean(0.7)
+          ? `+${faker.string.numeric({ length: { min: 10, max: 13 }, allowLeadingZeros: false })}`
+          : null,
+        avatar: faker.datatype.boolean(0.5)
+          ? `https://cdn.example.com/avatars/${faker.string.alphanumeric(10)}.png`
+          : null,
+        locale: faker.helpers.arrayElement(locales),
+        timezone: faker.helpers.arrayElement(timezones),
+        channels,
+        topics: faker.helpers.arrayElements(topicKeys, { min: 0, max: 3 }),
+        is_online: lastOnline ? faker.datatype.boolean(0.2) : null,
+        last_online_at: lastOnline?.toISOString() ?? null,
+        version: updated === created ? 0 : faker.number.int({ min: 1, max: 6 }),
+        data: faker.datatype.boolean(0.6)
+          ? {
+              plan: faker.helpers.arrayElement(["free", "team", "enterprise"]),
+              seats: faker.number.int({ min: 1, max: 500 }),
+            }
+          : null,
+        deleted: faker.datatype.boolean(0.02),
+        created_at: new Date(created).toISOString(),
+        updated_at: new Date(updated).toISOString(),
+      });
+    }
+
+    const notifications: DemoNotification[] = [];
+    let previousNotification = anchor;
+    for (let n = 0; n < notificationCount && subscribers.length > 0; n++) {
+      const subscriber = faker.helpers.arrayElement(subscribers);
+      const workflow = faker.helpers.arrayElement(workflows);
+      // About one in ten notifications shares its creation time with the one before (one trigger, many jobs).
+      const created =
+        n > 0 && faker.number.int(9) === 0
+          ? previousNotification
+          : faker.date.between({ from: anchor - 180 * day, to: anchor - 60_000 }).getTime();
+      previousNotification = created;
+      const id = objectId(faker, new Date(created));
+      const topics: NotificationTopic[] = faker.datatype.boolean(0.25)
+        ? faker.helpers
+            .arrayElements(topicKeys, { min: 1, max: 2 })
+            .map((key) => ({ _topicId: topicIds[key] as string, topicKey: key }))
+        : [];
+      const payload = Object.fromEntries(workflow.variables.map((variable) => [variable, faker.lorem.words(2)]));
+      const jobs = workflow.steps.map((type, position) =>
+        generateJob(faker, { type, position, created, workflow, payload }),
+      );
+      const updated = Math.max(created, ...jobs.map((job) => Date.parse(job.updatedAt ?? "")).filter(Number.isFinite));
+      notifications.push({
+        id,
+        environment_id: environmentId,
+        organization_id: organizationId,
+        subscriber_id: subscriber.id,
+        transaction_id: `txn-${faker.string.hexadecimal({ length: 12, casing: "lower", prefix: "" })}`,
+        template_id: workflow.id,
+        digested_notification_id: null,
+        channels: workflow.steps.filter((step): step is ChannelType => channelJobs.includes(step)),
+        severity: faker.helpers.arrayElement([null, null, null, "high", "medium", "low", "none"] as const),
+        topic_keys: topics.map((topic) => topic.topicKey),
+        created_at: new Date(created).toISOString(),
+        updated_at: new Date(updated).toISOString(),
+        details: {
+          jobs,
+          payload,
+          tags: workflow.tags,
+          controls: {},
+          to: { subscriberId: subscriber.subscriber_id },
+          topics,
+          critical: faker.datatype.boolean(0.1),
+          contextKeys: faker.datatype.boolean(0.2) ? [`tenant:${faker.word.noun()}`] : [],
+        },
+      });
+    }
+    // Some digest notifications were folded into an earlier one of the same subscriber and workflow.
+    for (const notification of notifications) {
+      if (!notification.channels.length || !faker.datatype.boolean(0.03)) continue;
+      const carrier = notifications.find(
+        (other) =>
+          other.id !== notification.id &&
+          other.subscriber_id === notification.subscriber_id &&
+          other.template_id === notification.template_id,
+      );
+      if (carrier) notification.digested_notification_id = carrier.id;
+    }
+
+    return {
+      name,
+      environmentId,
+      organizationId,
+      apiKey: demoApiKey(options.seed, name),
+      workflows,
+      subscribers,
+      notifications,
+    };
+  });
+}
+
+interface JobContext {
+  type: JobType;
+  position: number;
+  created: number;
+  workflow: DemoWorkflow;
+  payload: Record<string, unknown>;
+}
+
+function generateJob(faker: Faker, { type, position, created, workflow, payload }: JobContext): Job {
+  const providerId = faker.helpers.arrayElement(providersByJob[type]);
+  const failed = channelJobs.includes(type) && faker.datatype.boolean(0.08);
+  const started = created + position * 1000 + faker.number.int(800);
+  const details: ExecutionDetail[] = [
+    {
+      _id: objectId(faker, new Date(started)),
+      createdAt: new Date(started).toISOString(),
+      status: "Pending",
+      detail: "Step queued",
+      isRetry: false,
+      isTest: false,
+      source: "Internal",
+      raw: null,
+    },
+  ];
+  const finished = started + faker.number.int({ min: 50, max: 4000 });
+  if (failed) {
+    details.push({
+      _id: objectId(faker, new Date(finished)),
+      createdAt: new Date(finished).toISOString(),
+      status: "Failed",
+      detail: "Provider rejected the message",
+      isRetry: faker.datatype.boolean(0.3),
+      isTest: false,
+      providerId,
+      raw: JSON.stringify({ statusCode: 400, message: "invalid recipient" }),
+      source: "Credentials",
+    });
+  } else {
+    details.push({
+      _id: objectId(faker, new Date(finished)),
+      createdAt: new Date(finished).toISOString(),
+      status: "Success",
+      detail: channelJobs.includes(type) ? "Message sent" : "Step completed",
+      isRetry: false,
+      isTest: false,
+      providerId,
+      source: channelJobs.includes(type) ? "Credentials" : "Internal",
+    });
+  }
+  const job: Job = {
+    _id: objectId(faker, new Date(started)),
+    type,
+    providerId,
+    status: failed ? "failed" : "completed",
+    updatedAt: new Date(finished).toISOString(),
+    payload,
+    overrides: { workflowId: workflow.identifier, stepId: `${type.replace("_", "-")}-step` },
+    executionDetails: details,
+    step: generateStep(faker, type, workflow, started),
+  };
+  if (type === "digest") {
+    job.digest = generateDigest(faker);
+    job.scheduleExtensionsCount = faker.number.int(3);
+  }
+  if (type === "delay") job.scheduleExtensionsCount = 0;
+  return job;
+}
+
+function generateDigest(faker: Faker): DigestMetadata {
+  const type = faker.helpers.arrayElement(["regular", "backoff", "timed"] as const);
+  const digest: DigestMetadata = {
+    type,
+    digestKey: faker.helpers.arrayElement(["documentTitle", "projectId"]),
+    amount: faker.helpers.arrayElement([5, 10, 30]),
+    unit: faker.helpers.arrayElement(["minutes", "hours"] as const),
+    events: Array.from({ length: faker.number.int({ min: 1, max: 4 }) }, () => ({
+      commentAuthor: faker.person.fullName(),
+    })),
+    updateMode: false,
+  };
+  if (type === "backoff") Object.assign(digest, { backoff: true, backoffAmount: 5, backoffUnit: "minutes" });
+  if (type === "timed") {
+    digest.timed = faker.datatype.boolean()
+      ? {
+          atTime: "09:00",
+          weekDays: faker.helpers.arrayElements(["monday", "wednesday", "friday"] as const, { min: 1, max: 3 }),
+        }
+      : {
+          atTime: "08:30",
+          monthlyType: "on",
+          ordinal: faker.helpers.arrayElement(["1", "2", "last"] as const),
+          ordinalValue: "weekday",
+        };
+  }
+  return digest;
+}
+
+function generateFilter(faker: Faker): StepFilter {
+  return {
+    isNegated: faker.datatype.boolean(0.1),
+    type: faker.helpers.arrayElement(["BOOLEAN", "STATEMENT", "TEXT"] as const),
+    value: faker.helpers.arrayElement(["AND", "OR"] as const),
+    children: [
+      {
+        field: faker.helpers.arrayElement(["email", "locale", "isOnline"]),
+        value: faker.helpers.arrayElement(["", "de", "true"]),
+        operator: faker.helpers.arrayElement(["EQUAL", "NOT_EQUAL", "LIKE"] as const),
+        on: "subscriber",
+      },
+    ],
+  };
+}
+
+function generateStep(faker: Faker, type: JobType, workflow: DemoWorkflow, at: number): Step {
+  const step: Step = {
+    _id: objectId(faker, new Date(at - 400 * 86_400_000)),
+    active: true,
+    name: `${workflow.identifier}-${type.replace("_", "-")}`,
+    filters: faker.datatype.boolean(0.3) ? [generateFilter(faker)] : [],
+    _templateId: objectId(faker, new Date(at - 400 * 86_400_000)),
+    _parentId: null,
+    variants: [],
+  };
+  if (type === "email" && faker.datatype.boolean(0.2)) {
+    step.variants = [
+      {
+        _id: objectId(faker, new Date(at - 300 * 86_400_000)),
+        active: true,
+        name: `${step.name}-variant`,
+        filters: [generateFilter(faker)],
+        _templateId: objectId(faker, new Date(at - 300 * 86_400_000)),
+        variants: [],
+      },
+    ];
+  }
+  return step;
+}

@@ -1,0 +1,203 @@
+import { randomUUID } from "node:crypto";
+import type { ErrorRequestHandler, Request } from "express";
+import type { Logger } from "pino";
+import { type OperationId, operationTable } from "../generated/operations.js";
+import type { ConstraintValidation, ErrorDto, ValidationErrorDto } from "../generated/schema.js";
+import { operationMetadata } from "./request-metadata.js";
+
+const reasons: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  402: "Payment Required",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Payload Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Entity",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  503: "Service Unavailable",
+};
+
+export type FieldErrors = Record<string, ConstraintValidation>;
+
+/** The one error type: everything that answers with an error throws one of these (or lets the middleware map it). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly fieldErrors?: FieldErrors,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+
+  static badRequest(message: string) {
+    return new ApiError(400, message);
+  }
+  static unauthorized(message: string) {
+    return new ApiError(401, message);
+  }
+  static notFound(message: string) {
+    return new ApiError(404, message);
+  }
+  static validation(errors: FieldErrors, message = "Validation Error") {
+    return new ApiError(422, message, errors);
+  }
+}
+
+export type ErrorBody = ErrorDto | ValidationErrorDto;
+
+/** The body of every error response. `path` is the request URL with its query string. */
+export function errorBody(error: ApiError, req: Request, errorId?: string): ErrorBody {
+  const base = {
+    statusCode: error.status,
+    error: reasons[error.status] ?? "Error",
+    message: error.message,
+    timestamp: new Date().toISOString(),
+    path: req.originalUrl,
+  };
+  if (error.fieldErrors) return { ...base, statusCode: 422, error: "Unprocessable Entity", errors: error.fieldErrors };
+  return errorId ? { ...base, errorId } : base;
+}
+
+interface ValidatorIssue {
+  path: string;
+  message: string;
+  errorCode?: string;
+}
+
+interface ValidatorError {
+  status: number;
+  errors: ValidatorIssue[];
+  headers?: Record<string, string>;
+}
+
+function isValidatorError(error: unknown): error is ValidatorError {
+  const candidate = error as ValidatorError;
+  return typeof candidate?.status === "number" && Array.isArray(candidate.errors);
+}
+
+const locationNames: Record<string, string> = { query: "query", body: "body", params: "path", headers: "headers" };
+
+/** `/query/channels/0` -> { key: "query.channels[0]", value: req.query.channels[0] } */
+function describeIssue(issue: ValidatorIssue, req: Request): { key: string; value: unknown } {
+  const [location = "", ...segments] = issue.path.replace(/^\//, "").split("/");
+  const source: unknown =
+    location === "query"
+      ? req.query
+      : location === "body"
+        ? req.body
+        : location === "params"
+          ? operationMetadata(req)?.pathParams
+          : location === "headers"
+            ? req.headers
+            : undefined;
+  let value: unknown = source;
+  let key = locationNames[location] ?? location;
+  for (const segment of segments.map(decodeURIComponent)) {
+    key += /^\d+$/.test(segment) ? `[${segment}]` : `.${segment}`;
+    value = value && typeof value === "object" ? (value as Record<string, unknown>)[segment] : undefined;
+  }
+  return { key, value: value === undefined ? null : value };
+}
+
+function friendlyMessage(issue: ValidatorIssue): string {
+  if (issue.errorCode?.startsWith("additionalProperties")) return "is not a known field";
+  return issue.message;
+}
+
+/**
+ * Query parameters the operation does not declare, as 422 entries (or undefined when there are none).
+ * The validator is told to let them through so that they are reported together with every other invalid input.
+ */
+export function unknownQueryParameters(id: OperationId, req: Request): FieldErrors | undefined {
+  const known: readonly string[] = operationTable[id].queryParameters;
+  const unknown = Object.keys(req.query as object).filter((name) => !known.includes(name));
+  if (unknown.length === 0) return undefined;
+  return Object.fromEntries(
+    unknown.map((name) => [
+      `query.${name}`,
+      { messages: ["is not a known query parameter"], value: req.query[name] ?? null },
+    ]),
+  );
+}
+
+function operationOf(req: Request): OperationId | undefined {
+  const id = operationMetadata(req)?.schema?.operationId;
+  return id !== undefined && id in operationTable ? (id as OperationId) : undefined;
+}
+
+/** Maps express-openapi-validator's request errors to our 400/404/405/415/422 answers. */
+function fromValidator(error: ValidatorError, req: Request): ApiError {
+  switch (error.status) {
+    case 404:
+      return ApiError.notFound(`Cannot ${req.method} ${req.path}`);
+    case 405:
+      return new ApiError(405, `${req.method} is not allowed on ${req.path}`, undefined, error.headers ?? {});
+    case 415:
+      return new ApiError(415, "Content-Type must be application/json");
+    case 400: {
+      const issues = error.errors;
+      if (issues.length > 0 && issues.every((issue) => issue.path === "/headers/idempotency-key")) {
+        return ApiError.badRequest("The idempotency-key header must be at most 255 characters long");
+      }
+      const id = operationOf(req);
+      const fields: FieldErrors = { ...(id && unknownQueryParameters(id, req)) };
+      for (const issue of issues) {
+        const { key, value } = describeIssue(issue, req);
+        const entry = fields[key] ?? { messages: [], value };
+        entry.messages.push(friendlyMessage(issue));
+        fields[key] = entry;
+      }
+      return ApiError.validation(fields);
+    }
+    default:
+      throw error;
+  }
+}
+
+interface BodyParserError {
+  type: string;
+  status: number;
+}
+
+function fromBodyParser(error: BodyParserError, limitBytes: number): ApiError | undefined {
+  switch (error.type) {
+    case "entity.parse.failed":
+      return ApiError.badRequest("Malformed JSON in request body");
+    case "entity.too.large":
+      return new ApiError(413, `Request body is larger than the limit of ${Math.round(limitBytes / 1024)}kb`);
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return new ApiError(415, "Content-Type must be application/json");
+    default:
+      return undefined;
+  }
+}
+
+/** The only place that writes an error response. A 500 is logged with its errorId and says nothing of the cause. */
+export function errorHandler(logger: Logger, bodyLimitBytes: number): ErrorRequestHandler {
+  return (error, req, res, next) => {
+    if (res.headersSent) return next(error);
+    let apiError: ApiError | undefined;
+    try {
+      if (error instanceof ApiError) apiError = error;
+      else if (typeof error?.type === "string") apiError = fromBodyParser(error, bodyLimitBytes);
+      if (!apiError && isValidatorError(error) && error.status < 500) apiError = fromValidator(error, req);
+    } catch {
+      apiError = undefined;
+    }
+    if (!apiError || apiError.status >= 500) {
+      const errorId = randomUUID();
+      (req.log ?? logger).error({ err: error, errorId }, "request failed");
+      const internal = new ApiError(500, "Internal server error, contact support and provide them with the errorId");
+      res.status(500).json(errorBody(internal, req, errorId));
+      return;
+    }
+    res.set(apiError.headers).status(apiError.status).json(errorBody(apiError, req));
+  };
+}

@@ -1,0 +1,11 @@
+import type { Handlers } from "../handler-types.js";
+import { getNotification, listNotifications } from "./notifications.js";
+import { patchSubscriber, searchSubscribers } from "./subscribers.js";
+
+/** Every operation's handler. `npm run scaffold` adds a stub here for an operation the spec gains. */
+export const handlers = {
+  searchSubscribers,
+  patchSubscriber,
+  listNotifications,
+  getNotification,
+} satisfies Handlers;

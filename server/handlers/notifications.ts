@@ -1,0 +1,32 @@
+import { ApiError } from "../errors.js";
+import type { Handler } from "../handler-types.js";
+
+const dayMs = 86_400_000;
+
+/** Midnight UTC of the first day the retention window covers, or undefined for unlimited retention. */
+function retentionStart(now: Date, days: number | null): Date | undefined {
+  if (days === null) return undefined;
+  const start = new Date(now.getTime() - days * dayMs);
+  return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate()));
+}
+
+export const listNotifications: Handler<"listNotifications"> = async ({ query }, { auth, store }) => {
+  const now = new Date();
+  const earliest = retentionStart(now, auth.effectiveRetentionDays);
+  const after = query.after !== undefined ? new Date(query.after) : (earliest ?? new Date(0));
+  const before = query.before !== undefined ? new Date(query.before) : now;
+  if (after > before) throw ApiError.badRequest('"after" must not be later than "before"');
+  if (earliest && after < earliest) {
+    throw new ApiError(
+      402,
+      `Requested date range exceeds your plan's retention period. The earliest accessible date for your plan is ${earliest.toISOString().slice(0, 10)}.`,
+    );
+  }
+  return { status: 200, body: await store.notifications.list(auth.environmentId, { ...query, after, before }) };
+};
+
+export const getNotification: Handler<"getNotification"> = async ({ path }, { auth, store }) => {
+  const notification = await store.notifications.get(auth.environmentId, path.notificationId);
+  if (!notification) throw ApiError.notFound("Notification not found");
+  return { status: 200, body: notification };
+};

@@ -1,0 +1,29 @@
+import { ApiError } from "../errors.js";
+import type { Handler } from "../handler-types.js";
+
+function isKnownTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const searchSubscribers: Handler<"searchSubscribers"> = async ({ query }, { auth, store }) => {
+  if (query.after !== undefined && query.before !== undefined) {
+    throw ApiError.badRequest('Cannot use both "after" and "before" cursors at the same time');
+  }
+  return { status: 200, body: await store.subscribers.search(auth.environmentId, query) };
+};
+
+export const patchSubscriber: Handler<"patchSubscriber"> = async ({ path, body }, { auth, store }) => {
+  if (typeof body.timezone === "string" && !isKnownTimeZone(body.timezone)) {
+    throw ApiError.validation({
+      "body.timezone": { messages: ["must be an IANA time zone name"], value: body.timezone },
+    });
+  }
+  const subscriber = await store.subscribers.patch(auth.environmentId, path.subscriberId, body);
+  if (!subscriber) throw ApiError.notFound(`Subscriber ${path.subscriberId} was not found`);
+  return { status: 200, body: subscriber };
+};

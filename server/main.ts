@@ -1,0 +1,92 @@
+import type { AddressInfo } from "node:net";
+import pino from "pino";
+import { createApp } from "./app.js";
+import { loadConfig } from "./config.js";
+import { defaultDemoOptions, demoApiKey } from "./demo/generate.js";
+import { isEmpty, loadDemoData } from "./demo/load.js";
+import { handlers } from "./handlers/index.js";
+import { openStore } from "./store/store.js";
+
+const config = loadConfig();
+const logger = pino({ level: config.logLevel });
+const opened = await openStore({
+  databaseUrl: config.databaseUrl,
+  dataDir: config.dataDir,
+  poolSize: config.poolSize,
+  totalCountCap: config.totalCountCap,
+});
+const { store } = opened;
+
+const demoOptions = {
+  ...defaultDemoOptions,
+  subscribers: config.demoSubscribers,
+  notifications: config.demoNotifications,
+};
+if (config.seedDemoData && (await isEmpty(store))) {
+  const started = Date.now();
+  await loadDemoData(store, demoOptions);
+  logger.info(
+    { subscribers: demoOptions.subscribers, notifications: demoOptions.notifications, ms: Date.now() - started },
+    "loaded demo data",
+  );
+}
+
+const cleanup = async () => {
+  const deleted = await store.idempotency.deleteExpired();
+  if (deleted > 0) logger.info({ deleted }, "deleted expired idempotency records");
+};
+await cleanup();
+const cleanupTimer = setInterval(
+  () => cleanup().catch((err) => logger.error({ err }, "idempotency cleanup failed")),
+  600_000,
+);
+cleanupTimer.unref();
+
+const app = createApp({ store, handlers, logger, config });
+const server = app.listen(config.port, config.host);
+await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));
+const { port } = server.address() as AddressInfo;
+const base = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${port}`;
+
+const demoKeys: string[] = [];
+for (const name of ["Production", "Development"]) {
+  const key = demoApiKey(demoOptions.seed, name);
+  if (await store.access.environmentForKey(key)) demoKeys.push(`  ${name.padEnd(12)} ${key}`);
+}
+const lines = [
+  "",
+  `Notification query API (reference server) on ${opened.location}`,
+  `  API        ${base}`,
+  `  Docs       ${base}/docs`,
+  `  Spec       ${base}/openapi.json`,
+  ...(demoKeys.length ? ["Demo API keys (send as `Authorization: ApiKey <key>`):", ...demoKeys] : []),
+  ...(demoKeys[0]
+    ? [
+        "Try:",
+        `  curl -H "Authorization: ApiKey ${demoKeys[0].trim().split(/\s+/)[1]}" "${base}/v1/notifications?limit=2"`,
+      ]
+    : []),
+  "",
+];
+process.stdout.write(`${lines.join("\n")}\n`);
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "shutting down: finishing requests in flight");
+  const force = setTimeout(() => {
+    logger.warn("requests still in flight after 10 s; closing anyway");
+    server.closeAllConnections();
+  }, 10_000);
+  force.unref();
+  server.close(async () => {
+    clearInterval(cleanupTimer);
+    await opened.close();
+    logger.info("stopped");
+    process.exit(0);
+  });
+  server.closeIdleConnections();
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -1,0 +1,90 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { Kysely } from "kysely";
+import { newObjectId } from "./object-id.js";
+import type { Database } from "./schema.js";
+
+/** The environment an API key belongs to: every query of the request is scoped to it. */
+export interface Environment {
+  environmentId: string;
+  organizationId: string;
+  name: string;
+  retentionDays: number | null;
+}
+
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key, "utf8").digest("hex");
+}
+
+/** A new API key: 32 random hex characters. */
+export function generateApiKey(): string {
+  return randomBytes(16).toString("hex");
+}
+
+export class AccessStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Looks a key up by its SHA-256 hash (the key itself is never stored). */
+  async environmentForKey(key: string): Promise<Environment | undefined> {
+    const row = await this.db
+      .selectFrom("api_keys")
+      .innerJoin("environments", "environments.id", "api_keys.environment_id")
+      .select(["environments.id", "environments.organization_id", "environments.name", "environments.retention_days"])
+      .where("api_keys.key_hash", "=", hashApiKey(key))
+      .executeTakeFirst();
+    return (
+      row && {
+        environmentId: row.id,
+        organizationId: row.organization_id,
+        name: row.name,
+        retentionDays: row.retention_days,
+      }
+    );
+  }
+
+  async findEnvironment(name: string): Promise<Environment | undefined> {
+    const row = await this.db.selectFrom("environments").selectAll().where("name", "=", name).executeTakeFirst();
+    return (
+      row && {
+        environmentId: row.id,
+        organizationId: row.organization_id,
+        name: row.name,
+        retentionDays: row.retention_days,
+      }
+    );
+  }
+
+  /** The environment with this name, created (in its own organization) when there is none. */
+  async ensureEnvironment(
+    name: string,
+    ids: { environmentId?: string; organizationId?: string } = {},
+  ): Promise<Environment> {
+    const existing = await this.findEnvironment(name);
+    if (existing) return existing;
+    const organizationId = ids.organizationId ?? newObjectId();
+    const environmentId = ids.environmentId ?? newObjectId();
+    await this.db
+      .insertInto("organizations")
+      .values({ id: organizationId, name: `${name} organization` })
+      .onConflict((oc) => oc.column("id").doNothing())
+      .execute();
+    await this.db
+      .insertInto("environments")
+      .values({ id: environmentId, organization_id: organizationId, name, retention_days: null })
+      .execute();
+    return { environmentId, organizationId, name, retentionDays: null };
+  }
+
+  /** Stores the hash of a key for the environment. Give no key to have one generated; either way it is returned. */
+  async createApiKey(environmentId: string, key: string = generateApiKey()): Promise<string> {
+    await this.db
+      .insertInto("api_keys")
+      .values({ key_hash: hashApiKey(key), environment_id: environmentId })
+      .onConflict((oc) => oc.column("key_hash").doNothing())
+      .execute();
+    return key;
+  }
+
+  async setRetentionDays(environmentId: string, days: number | null): Promise<void> {
+    await this.db.updateTable("environments").set({ retention_days: days }).where("id", "=", environmentId).execute();
+  }
+}

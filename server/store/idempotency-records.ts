@@ -1,0 +1,59 @@
+import { type Kysely, sql } from "kysely";
+import type { Database } from "./schema.js";
+
+export interface StoredResponse {
+  fingerprint: string;
+  statusCode: number;
+  /** The response body as the JSON text that was sent. */
+  body: string;
+}
+
+export class IdempotencyRecordStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /**
+   * Takes the key's lock for the rest of the current transaction, or reports that another transaction holds it
+   * (a request with the same key is in flight). Must run inside a transaction.
+   */
+  async tryLock(environmentId: string, key: string): Promise<boolean> {
+    const row = await sql<{ locked: boolean }>`
+      SELECT pg_try_advisory_xact_lock(hashtextextended(${`${environmentId}:${key}`}, 0)) AS locked`.execute(this.db);
+    return row.rows[0]?.locked === true;
+  }
+
+  async find(environmentId: string, key: string): Promise<StoredResponse | undefined> {
+    const row = await this.db
+      .selectFrom("idempotency_records")
+      .select(["fingerprint", "status_code", "body"])
+      .where("environment_id", "=", environmentId)
+      .where("idempotency_key", "=", key)
+      .where("expires_at", ">", sql<Date>`now()`)
+      .executeTakeFirst();
+    return row && { fingerprint: row.fingerprint, statusCode: row.status_code, body: row.body };
+  }
+
+  async save(environmentId: string, key: string, response: StoredResponse, ttlSeconds: number): Promise<void> {
+    const values = {
+      fingerprint: response.fingerprint,
+      status_code: response.statusCode,
+      body: response.body,
+      created_at: sql<Date>`now()`,
+      expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})`,
+    };
+    await this.db
+      .insertInto("idempotency_records")
+      .values({ environment_id: environmentId, idempotency_key: key, ...values })
+      // Only an expired record can be here (a live one would have been replayed); it is replaced.
+      .onConflict((oc) => oc.columns(["environment_id", "idempotency_key"]).doUpdateSet(values))
+      .execute();
+  }
+
+  /** Deletes expired records; returns how many. */
+  async deleteExpired(): Promise<number> {
+    const result = await this.db
+      .deleteFrom("idempotency_records")
+      .where("expires_at", "<=", sql<Date>`now()`)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

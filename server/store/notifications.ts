@@ -1,0 +1,192 @@
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from "kysely";
+import type {
+  ChannelType,
+  Notification,
+  NotificationSubscriber,
+  NotificationTemplate,
+  SeverityLevel,
+} from "../../generated/schema.js";
+import type { Database, NotificationsTable } from "./schema.js";
+import { likeContains, toIso } from "./sql-helpers.js";
+
+export interface NotificationQuery {
+  page: number;
+  limit: number;
+  after: Date;
+  before: Date;
+  channels?: ChannelType[] | undefined;
+  templates?: string[] | undefined;
+  emails?: string[] | undefined;
+  subscriberIds?: string[] | undefined;
+  search?: string | undefined;
+  severity?: SeverityLevel[] | undefined;
+  transactionId?: string | undefined;
+  topicKey?: string | undefined;
+}
+
+export interface NotificationPage {
+  data: Notification[];
+  hasMore: boolean;
+  page: number;
+  pageSize: number;
+}
+
+type Tables = Database & { s: Database["subscribers"]; w: Database["workflows"]; n: Database["notifications"] };
+type Where = ExpressionBuilder<Tables, "n">;
+
+interface JoinedRow extends Selectable<NotificationsTable> {
+  s_id: string | null;
+  s_subscriber_id: string | null;
+  s_first_name: string | null;
+  s_last_name: string | null;
+  s_email: string | null;
+  s_phone: string | null;
+  w_id: string | null;
+  w_name: string | null;
+  w_origin: string | null;
+  w_triggers: unknown[] | null;
+}
+
+function definedOnly<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined)) as T;
+}
+
+function toNotification(row: JoinedRow): Notification {
+  const subscriber: NotificationSubscriber | undefined =
+    row.s_id && row.s_subscriber_id
+      ? definedOnly({
+          _id: row.s_id,
+          subscriberId: row.s_subscriber_id,
+          firstName: row.s_first_name ?? undefined,
+          lastName: row.s_last_name ?? undefined,
+          email: row.s_email ?? undefined,
+          phone: row.s_phone ?? undefined,
+        })
+      : undefined;
+  const template: NotificationTemplate | undefined =
+    row.w_id && row.w_name !== null
+      ? definedOnly({
+          _id: row.w_id,
+          name: row.w_name,
+          origin: (row.w_origin ?? undefined) as NotificationTemplate["origin"],
+          triggers: (row.w_triggers ?? []) as NotificationTemplate["triggers"],
+        })
+      : undefined;
+  const details = row.details as Omit<Notification, "channels">;
+  return definedOnly({
+    _id: row.id,
+    _environmentId: row.environment_id,
+    _organizationId: row.organization_id,
+    _subscriberId: row.subscriber_id,
+    transactionId: row.transaction_id,
+    _templateId: row.template_id ?? undefined,
+    _digestedNotificationId: row.digested_notification_id ?? undefined,
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+    channels: row.channels as ChannelType[],
+    subscriber,
+    template,
+    jobs: details.jobs ?? [],
+    payload: details.payload,
+    tags: details.tags,
+    controls: details.controls,
+    to: details.to,
+    topics: details.topics,
+    severity: (row.severity ?? undefined) as SeverityLevel | undefined,
+    critical: details.critical,
+    contextKeys: details.contextKeys,
+  });
+}
+
+export class NotificationStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  private joined() {
+    const db = this.db as unknown as Kysely<Tables>;
+    return db
+      .selectFrom("notifications as n")
+      .leftJoin("subscribers as s", "s.id", "n.subscriber_id")
+      .leftJoin("workflows as w", "w.id", "n.template_id")
+      .selectAll("n")
+      .select([
+        "s.id as s_id",
+        "s.subscriber_id as s_subscriber_id",
+        "s.first_name as s_first_name",
+        "s.last_name as s_last_name",
+        "s.email as s_email",
+        "s.phone as s_phone",
+        "w.id as w_id",
+        "w.name as w_name",
+        "w.origin as w_origin",
+        "w.triggers as w_triggers",
+      ]);
+  }
+
+  /** One page, newest first; looks one row ahead so that `hasMore` is exact. */
+  async list(environmentId: string, query: NotificationQuery): Promise<NotificationPage> {
+    const rows = (await this.joined()
+      .where((eb) => eb.and(this.filters(eb, environmentId, query)))
+      .orderBy("n.created_at", "desc")
+      .orderBy("n.id", "desc")
+      .offset(query.page * query.limit)
+      .limit(query.limit + 1)
+      .execute()) as JoinedRow[];
+    return {
+      data: rows.slice(0, query.limit).map(toNotification),
+      hasMore: rows.length > query.limit,
+      page: query.page,
+      pageSize: query.limit,
+    };
+  }
+
+  async get(environmentId: string, notificationId: string): Promise<Notification | undefined> {
+    const row = (await this.joined()
+      .where("n.environment_id", "=", environmentId)
+      .where("n.id", "=", notificationId)
+      .executeTakeFirst()) as JoinedRow | undefined;
+    return row && toNotification(row);
+  }
+
+  private filters(eb: Where, environmentId: string, query: NotificationQuery) {
+    const conditions = [
+      eb("n.environment_id", "=", environmentId),
+      eb("n.created_at", ">=", query.after),
+      eb("n.created_at", "<=", query.before),
+    ];
+    if (query.channels?.length) conditions.push(eb("n.channels", "&&", sql<string[]>`${query.channels}::text[]`));
+    if (query.templates?.length) conditions.push(eb("n.template_id", "in", query.templates));
+    if (query.severity?.length) {
+      const severities = eb("n.severity", "in", query.severity);
+      conditions.push(query.severity.includes("none") ? eb.or([severities, eb("n.severity", "is", null)]) : severities);
+    }
+    if (query.transactionId !== undefined) conditions.push(eb("n.transaction_id", "=", query.transactionId));
+    if (query.topicKey !== undefined) {
+      conditions.push(eb("n.topic_keys", "@>", sql<string[]>`${[query.topicKey]}::text[]`));
+    }
+    const { emails, subscriberIds, search } = query;
+    if (emails?.length || subscriberIds?.length || search !== undefined) {
+      // Resolve the subscriber filters (ORed) to subscribers of this environment; none resolves: no rows.
+      conditions.push(
+        eb(
+          "n.subscriber_id",
+          "in",
+          eb
+            .selectFrom("subscribers as r")
+            .select("r.id")
+            .where("r.environment_id", "=", environmentId)
+            .where("r.deleted", "=", false)
+            .where((inner) => {
+              const any = [];
+              if (emails?.length) any.push(inner("r.email", "in", emails));
+              if (subscriberIds?.length) any.push(inner("r.subscriber_id", "in", subscriberIds));
+              if (search !== undefined) {
+                any.push(inner("r.email", "ilike", likeContains(search)), inner("r.subscriber_id", "=", search));
+              }
+              return inner.or(any);
+            }),
+        ),
+      );
+    }
+    return conditions;
+  }
+}

@@ -1,0 +1,100 @@
+import type { ColumnType, Generated } from "kysely";
+
+/** Row types of the tables in migrations/. Column names are SQL's; the API's wire names are mapped in the store. */
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type Json<T> = ColumnType<T, string, string>;
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  created_at: Generated<Date>;
+}
+
+export interface EnvironmentsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  retention_days: number | null;
+  created_at: Generated<Date>;
+}
+
+export interface ApiKeysTable {
+  key_hash: string;
+  environment_id: string;
+  created_at: Generated<Date>;
+}
+
+export interface SubscribersTable {
+  id: string;
+  environment_id: string;
+  organization_id: string;
+  subscriber_id: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  phone: string | null;
+  avatar: string | null;
+  locale: string | null;
+  timezone: string | null;
+  full_name: ColumnType<string, never, never>;
+  channels: Json<unknown[]>;
+  topics: string[];
+  is_online: boolean | null;
+  last_online_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  version: Generated<number>;
+  data: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  deleted: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WorkflowsTable {
+  id: string;
+  environment_id: string;
+  name: string;
+  origin: string | null;
+  triggers: Json<unknown[]>;
+}
+
+export interface NotificationsTable {
+  id: string;
+  environment_id: string;
+  organization_id: string;
+  subscriber_id: string;
+  transaction_id: string;
+  template_id: string | null;
+  digested_notification_id: string | null;
+  channels: string[];
+  severity: string | null;
+  topic_keys: string[];
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  details: Json<Record<string, unknown>>;
+}
+
+export interface IdempotencyRecordsTable {
+  environment_id: string;
+  idempotency_key: string;
+  fingerprint: string;
+  status_code: number;
+  body: string;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+}
+
+export interface SchemaMigrationsTable {
+  name: string;
+  applied_at: Generated<Date>;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  environments: EnvironmentsTable;
+  api_keys: ApiKeysTable;
+  subscribers: SubscribersTable;
+  workflows: WorkflowsTable;
+  notifications: NotificationsTable;
+  idempotency_records: IdempotencyRecordsTable;
+  schema_migrations: SchemaMigrationsTable;
+}

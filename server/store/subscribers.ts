@@ -1,0 +1,225 @@
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from "kysely";
+import type { ChannelSettings, PatchSubscriberRequest, Subscriber } from "../../generated/schema.js";
+import type { Database, SubscribersTable } from "./schema.js";
+import { likeContains, toIso } from "./sql-helpers.js";
+
+export type SubscriberOrderBy = "_id" | "createdAt" | "updatedAt";
+
+export interface SubscriberSearch {
+  limit: number;
+  orderBy: SubscriberOrderBy;
+  orderDirection: "ASC" | "DESC";
+  includeCursor: boolean;
+  after?: string | undefined;
+  before?: string | undefined;
+  email?: string | undefined;
+  name?: string | undefined;
+  phone?: string | undefined;
+  subscriberId?: string | undefined;
+}
+
+export interface SubscriberPage {
+  data: Subscriber[];
+  next: string | null;
+  previous: string | null;
+  totalCount: number;
+  totalCountCapped: boolean;
+}
+
+export type SubscriberChanges = PatchSubscriberRequest;
+
+const sortColumns = { _id: "id", createdAt: "created_at", updatedAt: "updated_at" } as const;
+
+const changeColumns = {
+  firstName: "first_name",
+  lastName: "last_name",
+  email: "email",
+  phone: "phone",
+  avatar: "avatar",
+  locale: "locale",
+  timezone: "timezone",
+  data: "data",
+} as const satisfies Record<keyof SubscriberChanges, keyof SubscribersTable>;
+
+type Row = Selectable<SubscribersTable>;
+type Where = ExpressionBuilder<Database, "subscribers">;
+
+export function toSubscriber(row: Row): Subscriber {
+  return {
+    _id: row.id,
+    subscriberId: row.subscriber_id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    phone: row.phone,
+    avatar: row.avatar,
+    locale: row.locale,
+    timezone: row.timezone,
+    channels: row.channels as ChannelSettings[],
+    topics: row.topics,
+    isOnline: row.is_online,
+    lastOnlineAt: row.last_online_at ? toIso(row.last_online_at) : null,
+    __v: row.version,
+    data: row.data,
+    _organizationId: row.organization_id,
+    _environmentId: row.environment_id,
+    deleted: row.deleted,
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+  };
+}
+
+export class SubscriberStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly totalCountCap: number,
+  ) {}
+
+  /** One page of a cursor walk in (orderBy, _id) order, with the filter's total count (capped). */
+  async search(environmentId: string, query: SubscriberSearch): Promise<SubscriberPage> {
+    const column = sortColumns[query.orderBy];
+    const ascending = query.orderDirection === "ASC";
+    const cursorId = query.after ?? query.before;
+    const matching = (eb: Where) => eb.and(this.filters(eb, environmentId, query));
+    // Rows strictly after (or before) a sort key, in the page's direction.
+    const beyond = (eb: Where, key: readonly [unknown, string], forward: boolean, inclusive = false) => {
+      const op = forward === ascending ? (inclusive ? ">=" : ">") : inclusive ? "<=" : "<";
+      return eb(eb.refTuple(column, "id"), op, eb.tuple(key[0] as never, key[1]));
+    };
+
+    let cursorKey: readonly [unknown, string] | undefined;
+    if (cursorId) {
+      const cursor = await this.db
+        .selectFrom("subscribers")
+        .select(["id", column])
+        .where("environment_id", "=", environmentId)
+        .where("id", "=", cursorId)
+        .where("deleted", "=", false)
+        .executeTakeFirst();
+      if (!cursor) return { data: [], next: null, previous: null, ...(await this.count(environmentId, query)) };
+      cursorKey = [(cursor as Record<string, unknown>)[column], cursor.id];
+    }
+
+    const forward = query.before === undefined;
+    const direction = forward === ascending ? "asc" : "desc";
+    let page = this.db
+      .selectFrom("subscribers")
+      .selectAll()
+      .where(matching)
+      .orderBy(column, direction)
+      .orderBy("id", direction)
+      .limit(query.limit + 1);
+    if (cursorKey) {
+      const key = cursorKey;
+      page = page.where((eb) => beyond(eb, key, forward, query.includeCursor));
+    }
+    const rows = await page.execute();
+    const more = rows.length > query.limit;
+    const items = rows.slice(0, query.limit);
+    if (!forward) items.reverse();
+
+    const keyOf = (row: Row) => [(row as Record<string, unknown>)[column], row.id] as const;
+    const exists = async (key: readonly [unknown, string], onward: boolean) =>
+      (await this.db
+        .selectFrom("subscribers")
+        .select("id")
+        .where(matching)
+        .where((eb) => beyond(eb, key, onward))
+        .limit(1)
+        .executeTakeFirst()) !== undefined;
+
+    const first = items[0];
+    const last = items.at(-1);
+    let next: string | null = null;
+    let previous: string | null = null;
+    if (first && last) {
+      next = forward ? (more ? last.id : null) : (await exists(keyOf(last), true)) ? last.id : null;
+      previous = !forward
+        ? more
+          ? first.id
+          : null
+        : cursorKey && (await exists(keyOf(first), false))
+          ? first.id
+          : null;
+    }
+    return { data: items.map(toSubscriber), next, previous, ...(await this.count(environmentId, query)) };
+  }
+
+  /** Counts matching rows up to the cap; past it, reports the cap. */
+  private async count(environmentId: string, query: SubscriberSearch) {
+    const cap = this.totalCountCap;
+    const limited = this.db
+      .selectFrom("subscribers")
+      .select(sql`1`.as("one"))
+      .where((eb) => eb.and(this.filters(eb, environmentId, query)))
+      .limit(cap + 1)
+      .as("limited");
+    const row = await this.db.selectFrom(limited).select(sql<number>`count(*)::int`.as("n")).executeTakeFirstOrThrow();
+    return row.n > cap ? { totalCount: cap, totalCountCapped: true } : { totalCount: row.n, totalCountCapped: false };
+  }
+
+  private filters(eb: Where, environmentId: string, query: SubscriberSearch) {
+    const conditions = [eb("environment_id", "=", environmentId), eb("deleted", "=", false)];
+    if (query.email !== undefined) conditions.push(eb("email", "ilike", likeContains(query.email)));
+    if (query.phone !== undefined) conditions.push(eb("phone", "ilike", likeContains(query.phone)));
+    if (query.name !== undefined) conditions.push(eb("full_name", "ilike", likeContains(query.name)));
+    if (query.subscriberId !== undefined) conditions.push(eb("subscriber_id", "=", query.subscriberId));
+    return conditions;
+  }
+
+  async findBySubscriberId(environmentId: string, subscriberId: string): Promise<Subscriber | undefined> {
+    const row = await this.db
+      .selectFrom("subscribers")
+      .selectAll()
+      .where("environment_id", "=", environmentId)
+      .where("subscriber_id", "=", subscriberId)
+      .where("deleted", "=", false)
+      .executeTakeFirst();
+    return row && toSubscriber(row);
+  }
+
+  /**
+   * Applies the changes in one atomic UPDATE that also bumps `__v`, so concurrent patches never lose an update.
+   * A patch that changes nothing writes nothing. Returns undefined when there is no such subscriber.
+   */
+  async patch(
+    environmentId: string,
+    subscriberId: string,
+    changes: SubscriberChanges,
+  ): Promise<Subscriber | undefined> {
+    const entries = Object.entries(changes).filter(([, value]) => value !== undefined) as [
+      keyof SubscriberChanges,
+      unknown,
+    ][];
+    if (entries.length > 0) {
+      const values: Record<string, unknown> = {};
+      for (const [field, value] of entries) {
+        values[changeColumns[field]] = field === "data" && value !== null ? JSON.stringify(value) : value;
+      }
+      const updated = await this.db
+        .updateTable("subscribers")
+        .set(values)
+        .set((eb) => ({
+          version: eb("version", "+", 1),
+          updated_at: sql<Date>`date_trunc('milliseconds', clock_timestamp())`,
+        }))
+        .where("environment_id", "=", environmentId)
+        .where("subscriber_id", "=", subscriberId)
+        .where("deleted", "=", false)
+        .where((eb) =>
+          eb.or(
+            entries.map(([field]) => {
+              const column = changeColumns[field];
+              const value = values[column];
+              const target = field === "data" && value !== null ? sql`${value}::jsonb` : sql`${value}`;
+              return eb(sql.ref(column), "is distinct from", field === "data" ? target : (value as never));
+            }),
+          ),
+        )
+        .returningAll()
+        .executeTakeFirst();
+      if (updated) return toSubscriber(updated);
+    }
+    return this.findBySubscriberId(environmentId, subscriberId);
+  }
+}

@@ -1,0 +1,82 @@
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import pino from "pino";
+import { createApp } from "../../server/app.js";
+import { type Config, loadConfig } from "../../server/config.js";
+import { type DemoEnvironment, type DemoOptions, defaultDemoOptions } from "../../server/demo/generate.js";
+import { loadDemoData } from "../../server/demo/load.js";
+import type { Handlers } from "../../server/handler-types.js";
+import { handlers as realHandlers } from "../../server/handlers/index.js";
+import { openStore, type Store } from "../../server/store/store.js";
+import { createPostgresDatabase } from "./databases.js";
+
+export interface TestServer {
+  baseUrl: string;
+  store: Store;
+  databaseUrl: string | undefined;
+  demo: DemoEnvironment[];
+  /** Production first, Development second. */
+  production: DemoEnvironment;
+  development: DemoEnvironment;
+  /** Every line the server logged. */
+  logs: string[];
+  request(path: string, init?: RequestInit & { key?: string | null }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  driver: "pglite" | "postgres";
+  demo?: Partial<DemoOptions>;
+  config?: Partial<Config>;
+  handlers?: Handlers;
+}
+
+/** Small demo data by default: enough rows for ties, filters and several pages, quick to load. */
+export const testDemo: DemoOptions = { ...defaultDemoOptions, subscribers: 150, notifications: 400 };
+
+/** The real app (same code as `npm start`) on a random loopback port, over a fresh database with demo data. */
+export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
+  const database = options.driver === "postgres" ? await createPostgresDatabase() : undefined;
+  const config = { ...loadConfig({}), validateResponses: true, ...options.config };
+  const opened = await openStore({ databaseUrl: database?.url, totalCountCap: config.totalCountCap, poolSize: 20 });
+  const demo = await loadDemoData(opened.store, { ...testDemo, ...options.demo });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const logger = pino({ level: "info" }, sink);
+  const app = createApp({ store: opened.store, handlers: options.handlers ?? realHandlers, logger, config });
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise<void>((resolve) => server.once("listening", resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const [production, development] = demo as [DemoEnvironment, DemoEnvironment];
+  return {
+    baseUrl,
+    store: opened.store,
+    databaseUrl: database?.url,
+    demo,
+    production,
+    development,
+    logs,
+    request(path, init = {}) {
+      const { key = production.apiKey, headers, ...rest } = init;
+      const allHeaders = new Headers(headers);
+      if (key !== null && !allHeaders.has("authorization")) allHeaders.set("authorization", `ApiKey ${key}`);
+      return fetch(baseUrl + path, { ...rest, headers: allHeaders });
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await opened.close();
+      await database?.drop();
+    },
+  };
+}
+
+/** A PATCH with a JSON body. */
+export function jsonPatch(body: unknown, headers: Record<string, string> = {}): RequestInit {
+  return { method: "PATCH", body: JSON.stringify(body), headers: { "content-type": "application/json", ...headers } };
+}
