@@ -1,8 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type {
+  ErrorDto,
+  ListNotificationsResponse,
+  SearchSubscribersResponse,
+  Subscriber,
+  ValidationErrorDto,
+} from "../../generated/schema.js";
 import { ApiError } from "../../server/errors.js";
 import { handlers } from "../../server/handlers/index.js";
 import { drivers } from "../support/databases.js";
-import { jsonPatch, startTestServer, type TestServer } from "../support/server.js";
+import { json, jsonPatch, startTestServer, type TestServer } from "../support/server.js";
 
 const isoMillis = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -34,7 +41,7 @@ describe.each(drivers)("auth, isolation and errors (%s)", (driver) => {
     const response = await server.request("/v1/notifications?limit=1", { key: null, headers });
     expect(response.status).toBe(401);
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-    const body = await response.json();
+    const body = await json<ErrorDto>(response);
     expect(body).toEqual({
       statusCode: 401,
       error: "Unauthorized",
@@ -51,7 +58,7 @@ describe.each(drivers)("auth, isolation and errors (%s)", (driver) => {
 
   it("serves health, spec and docs without a key", async () => {
     expect(await (await server.request("/healthz", { key: null })).json()).toEqual({ status: "ok" });
-    const spec = await (await server.request("/openapi.json", { key: null })).json();
+    const spec = await json<{ openapi: string }>(await server.request("/openapi.json", { key: null }));
     expect(spec.openapi).toBe("3.1.0");
     const docs = await server.request("/docs", { key: null });
     expect(docs.status).toBe(200);
@@ -64,13 +71,15 @@ describe.each(drivers)("auth, isolation and errors (%s)", (driver) => {
     if (!theirs) throw new Error("demo data has no development notification");
     const get = await server.request(`/v1/notifications/${theirs.id}`);
     expect(get.status).toBe(404);
-    expect((await get.json()).message).toBe("Notification not found");
+    expect((await json<ErrorDto>(get)).message).toBe("Notification not found");
 
     const live = (env: typeof production) =>
       new Set(env.subscribers.filter((s) => !s.deleted).map((s) => s.subscriber_id));
     const onlyTheirs = development.subscribers.find((s) => !s.deleted && !live(production).has(s.subscriber_id));
     if (!onlyTheirs) throw new Error("demo data has no development-only subscriber");
-    const search = await (await server.request(`/v2/subscribers?subscriberId=${onlyTheirs.subscriber_id}`)).json();
+    const search = await json<SearchSubscribersResponse>(
+      await server.request(`/v2/subscribers?subscriberId=${onlyTheirs.subscriber_id}`),
+    );
     expect(search).toMatchObject({ data: [], totalCount: 0 });
     const patch = await server.request(
       `/v2/subscribers/${onlyTheirs.subscriber_id}`,
@@ -85,13 +94,15 @@ describe.each(drivers)("auth, isolation and errors (%s)", (driver) => {
       `/v2/subscribers/${shared.subscriber_id}`,
       jsonPatch({ lastName: "Prod-only" }),
     );
-    expect((await patched.json())._environmentId).toBe(production.environmentId);
-    const theirCopy = await (
-      await server.request(`/v2/subscribers?subscriberId=${shared.subscriber_id}`, { key: development.apiKey })
-    ).json();
+    expect((await json<Subscriber>(patched))._environmentId).toBe(production.environmentId);
+    const theirCopy = await json<SearchSubscribersResponse>(
+      await server.request(`/v2/subscribers?subscriberId=${shared.subscriber_id}`, { key: development.apiKey }),
+    );
     expect(theirCopy.data[0]).toMatchObject({ _environmentId: development.environmentId, lastName: shared.last_name });
 
-    const list = await (await server.request("/v1/notifications?limit=50", { key: development.apiKey })).json();
+    const list = await json<ListNotificationsResponse>(
+      await server.request("/v1/notifications?limit=50", { key: development.apiKey }),
+    );
     expect(list.data.length).toBeGreaterThan(0);
     for (const item of list.data) expect(item._environmentId).toBe(development.environmentId);
   });
@@ -99,17 +110,21 @@ describe.each(drivers)("auth, isolation and errors (%s)", (driver) => {
   it("answers unknown routes 404 and wrong methods 405, in the error shape", async () => {
     const unknown = await server.request("/v3/everything");
     expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toMatchObject({ statusCode: 404, error: "Not Found", path: "/v3/everything" });
+    expect(await json<ErrorDto>(unknown)).toMatchObject({
+      statusCode: 404,
+      error: "Not Found",
+      path: "/v3/everything",
+    });
     const wrong = await server.request("/v1/notifications", { method: "DELETE" });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get("allow")).toBe("GET");
-    expect(await wrong.json()).toMatchObject({ statusCode: 405, error: "Method Not Allowed" });
+    expect(await json<ErrorDto>(wrong)).toMatchObject({ statusCode: 405, error: "Method Not Allowed" });
   });
 
   it("reports every invalid input of a request in one 422, unknown parameters included", async () => {
     const response = await server.request("/v2/subscribers?limit=101&orderBy=email&colour=blue");
     expect(response.status).toBe(422);
-    const body = await response.json();
+    const body = await json<ValidationErrorDto>(response);
     expect(body.message).toBe("Validation Error");
     expect(Object.keys(body.errors).sort()).toEqual(["query.colour", "query.limit", "query.orderBy"]);
     expect(body.errors["query.limit"]).toEqual({ messages: ["must be <= 100"], value: 101 });
@@ -119,7 +134,7 @@ describe.each(drivers)("auth, isolation and errors (%s)", (driver) => {
   it("answers an unknown query parameter alone with 422 too", async () => {
     const response = await server.request("/v1/notifications?colour=blue");
     expect(response.status).toBe(422);
-    expect((await response.json()).errors).toEqual({
+    expect((await json<ValidationErrorDto>(response)).errors).toEqual({
       "query.colour": { messages: ["is not a known query parameter"], value: "blue" },
     });
   });
@@ -127,8 +142,8 @@ describe.each(drivers)("auth, isolation and errors (%s)", (driver) => {
   it("names path parameters `path.<name>` with the value received", async () => {
     const response = await server.request("/v1/notifications/not-an-id");
     expect(response.status).toBe(422);
-    const body = await response.json();
-    expect(body.errors["path.notificationId"].value).toBe("not-an-id");
+    const body = await json<ValidationErrorDto>(response);
+    expect(body.errors["path.notificationId"]?.value).toBe("not-an-id");
   });
 
   it("answers an unexpected failure with 500, an errorId that is in the log, and nothing of the cause", async () => {
@@ -136,7 +151,7 @@ describe.each(drivers)("auth, isolation and errors (%s)", (driver) => {
     expect(response.status).toBe(500);
     const text = await response.text();
     expect(text).not.toMatch(/exploded|SELECT|secret|at .*\.ts/);
-    const body = JSON.parse(text);
+    const body = JSON.parse(text) as ErrorDto;
     expect(body).toEqual({
       statusCode: 500,
       error: "Internal Server Error",
@@ -145,7 +160,7 @@ describe.each(drivers)("auth, isolation and errors (%s)", (driver) => {
       path: "/v1/notifications/0000000000000000000000ff",
       errorId: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
-    const logged = server.logs.find((line) => line.includes(body.errorId));
+    const logged = server.logs.find((line) => body.errorId && line.includes(body.errorId));
     expect(logged).toContain("database exploded");
   });
 

@@ -80,3 +80,8 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
 export function jsonPatch(body: unknown, headers: Record<string, string> = {}): RequestInit {
   return { method: "PATCH", body: JSON.stringify(body), headers: { "content-type": "application/json", ...headers } };
 }
+
+/** The response body, read as the generated type the contract promises for it. */
+export function json<T>(response: Response): Promise<T> {
+  return response.json() as Promise<T>;
+}
