@@ -1,0 +1,192 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ErrorDto, Subscriber, ValidationErrorDto } from "../../generated/schema.js";
+import type { DemoSubscriber } from "../../server/demo/generate.js";
+import { drivers } from "../support/databases.js";
+import { json, jsonPatch, startTestServer, type TestServer } from "../support/server.js";
+
+describe.each(drivers)("idempotency-key on PATCH (%s)", (driver) => {
+  let server: TestServer;
+  let pool: DemoSubscriber[];
+  let counter = 0;
+  const take = () => pool.shift() as DemoSubscriber;
+  const newKey = () => `test-key-${driver}-${++counter}-${Date.now()}`;
+  const patch = (subscriberId: string, body: unknown, key?: string) =>
+    server.request(
+      `/v2/subscribers/${encodeURIComponent(subscriberId)}`,
+      jsonPatch(body, key ? { "idempotency-key": key } : {}),
+    );
+
+  beforeAll(async () => {
+    server = await startTestServer({ driver, config: { idempotencyTtlSeconds: 3600 } });
+    pool = server.production.subscribers.filter((s) => !s.deleted);
+  });
+  afterAll(() => server?.close());
+
+  it("applies the change once and replays the stored answer byte for byte", async () => {
+    const subscriber = take();
+    const key = newKey();
+    const first = await patch(subscriber.subscriber_id, { firstName: "Once" }, key);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("idempotency-key")).toBe(key);
+    expect(first.headers.get("idempotency-replay")).toBeNull();
+    const firstText = await first.text();
+    const version = (JSON.parse(firstText) as Subscriber).__v;
+
+    const again = await patch(subscriber.subscriber_id, { firstName: "Once" }, key);
+    expect(again.status).toBe(200);
+    expect(again.headers.get("idempotency-replay")).toBe("true");
+    expect(again.headers.get("idempotency-key")).toBe(key);
+    expect(again.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await again.text()).toBe(firstText);
+    const now = await json<Subscriber>(await patch(subscriber.subscriber_id, {}));
+    expect(now.__v).toBe(version);
+  });
+
+  it("treats the same body with keys in another order as the same request", async () => {
+    const subscriber = take();
+    const key = newKey();
+    const first = await server.request(`/v2/subscribers/${subscriber.subscriber_id}`, {
+      method: "PATCH",
+      body: '{"firstName":"A","lastName":"B"}',
+      headers: { "content-type": "application/json", "idempotency-key": key },
+    });
+    const second = await server.request(`/v2/subscribers/${subscriber.subscriber_id}`, {
+      method: "PATCH",
+      body: '{ "lastName": "B", "firstName": "A" }',
+      headers: { "content-type": "application/json", "idempotency-key": key },
+    });
+    expect(first.status).toBe(200);
+    expect(second.headers.get("idempotency-replay")).toBe("true");
+  });
+
+  it("answers a key reused with a different body or path with 422 and changes nothing", async () => {
+    const [one, two] = [take(), take()];
+    const key = newKey();
+    await patch(one.subscriber_id, { firstName: "First" }, key);
+    const otherBody = await patch(one.subscriber_id, { firstName: "Second" }, key);
+    expect(otherBody.status).toBe(422);
+    const body = await json<ValidationErrorDto>(otherBody);
+    expect(body.errors["headers.idempotency-key"]).toEqual({
+      messages: ["was already used with a different method, path or body"],
+      value: key,
+    });
+    const otherPath = await patch(two.subscriber_id, { firstName: "First" }, key);
+    expect(otherPath.status).toBe(422);
+    const untouched = await json<Subscriber>(await patch(two.subscriber_id, {}));
+    expect(untouched.firstName).toBe(two.first_name);
+  });
+
+  it("stores and replays a 404", async () => {
+    const key = newKey();
+    const first = await patch("ghost-subscriber", { firstName: "Boo" }, key);
+    expect(first.status).toBe(404);
+    const firstText = await first.text();
+    const again = await patch("ghost-subscriber", { firstName: "Boo" }, key);
+    expect(again.status).toBe(404);
+    expect(again.headers.get("idempotency-replay")).toBe("true");
+    expect(await again.text()).toBe(firstText);
+  });
+
+  it("does not store requests rejected by validation", async () => {
+    const subscriber = take();
+    const key = newKey();
+    const invalid = await patch(subscriber.subscriber_id, { email: "nope" }, key);
+    expect(invalid.status).toBe(422);
+    const badZone = await patch(subscriber.subscriber_id, { timezone: "Nowhere/Land" }, key);
+    expect(badZone.status).toBe(422);
+    const valid = await patch(subscriber.subscriber_id, { email: "fixed@example.com" }, key);
+    expect(valid.status).toBe(200);
+    expect(valid.headers.get("idempotency-replay")).toBeNull();
+  });
+
+  it("answers a key longer than 255 characters with 400", async () => {
+    const subscriber = take();
+    const response = await patch(subscriber.subscriber_id, { firstName: "Long" }, "k".repeat(256));
+    expect(response.status).toBe(400);
+    expect((await json<ErrorDto>(response)).message).toBe(
+      "The idempotency-key header must be at most 255 characters long",
+    );
+    const get = await server.request("/v1/notifications?limit=1", { headers: { "idempotency-key": "k".repeat(256) } });
+    expect(get.status).toBe(400);
+  });
+
+  it("accepts a key on GET without storing anything", async () => {
+    const key = newKey();
+    const a = await server.request("/v1/notifications?limit=1", { headers: { "idempotency-key": key } });
+    const b = await server.request("/v1/notifications?limit=2", { headers: { "idempotency-key": key } });
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.headers.get("idempotency-replay")).toBeNull();
+  });
+
+  it("scopes keys to the environment", async () => {
+    const key = newKey();
+    const prod = take();
+    const dev = server.development.subscribers.find((s) => !s.deleted) as DemoSubscriber;
+    expect((await patch(prod.subscriber_id, { lastName: "P" }, key)).status).toBe(200);
+    const other = await server.request(`/v2/subscribers/${dev.subscriber_id}`, {
+      ...jsonPatch({ lastName: "D" }, { "idempotency-key": key }),
+      key: server.development.apiKey,
+    });
+    expect(other.status).toBe(200);
+    expect(other.headers.get("idempotency-replay")).toBeNull();
+  });
+
+  it("applies exactly one change when many identical requests race", async () => {
+    const subscriber = take();
+    const before = await json<Subscriber>(await patch(subscriber.subscriber_id, {}));
+    const key = newKey();
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => patch(subscriber.subscriber_id, { lastName: "Raced" }, key)),
+    );
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
+    const bodies = await Promise.all(responses.filter((r) => r.status === 200).map((r) => r.text()));
+    expect(new Set(bodies).size).toBe(1);
+    for (const response of responses.filter((r) => r.status === 409))
+      expect(response.headers.get("retry-after")).toBe("1");
+    const after = await json<Subscriber>(await patch(subscriber.subscriber_id, {}));
+    expect(after.__v).toBe(before.__v + 1);
+  });
+
+  it("deletes expired records, after which the key is new again", async () => {
+    const subscriber = take();
+    const key = newKey();
+    await patch(subscriber.subscriber_id, { firstName: "Expiring" }, key);
+    await server.store.db
+      .updateTable("idempotency_records")
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where("idempotency_key", "=", key)
+      .execute();
+    expect(await server.store.idempotency.deleteExpired()).toBeGreaterThanOrEqual(1);
+    const fresh = await patch(subscriber.subscriber_id, { firstName: "Different now" }, key);
+    expect(fresh.status).toBe(200);
+    expect(fresh.headers.get("idempotency-replay")).toBeNull();
+  });
+
+  it.runIf(driver === "postgres")(
+    "answers 409 with Retry-After while the key is held by a request in flight",
+    async () => {
+      const subscriber = take();
+      const key = newKey();
+      const client = new pg.Client({ connectionString: server.databaseUrl });
+      await client.connect();
+      try {
+        // Hold the key's lock exactly as a PATCH in flight does.
+        await client.query("BEGIN");
+        await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
+          `${server.production.environmentId}:${key}`,
+        ]);
+        const response = await patch(subscriber.subscriber_id, { firstName: "Blocked" }, key);
+        expect(response.status).toBe(409);
+        expect(response.headers.get("retry-after")).toBe("1");
+        expect(await json<ErrorDto>(response)).toMatchObject({ statusCode: 409, error: "Conflict" });
+        await client.query("ROLLBACK");
+        const retried = await patch(subscriber.subscriber_id, { firstName: "Blocked" }, key);
+        expect(retried.status).toBe(200);
+      } finally {
+        await client.end();
+      }
+    },
+  );
+});

@@ -1,0 +1,22 @@
+import type { DemoEnvironment, DemoSubscriber } from "../../server/demo/generate.js";
+
+export type OrderBy = "_id" | "createdAt" | "updatedAt";
+export type Direction = "ASC" | "DESC";
+
+const column = { _id: "id", createdAt: "created_at", updatedAt: "updated_at" } as const;
+
+/** The subscribers a search should return, in order, computed from the demo data without the server. */
+export function expectedSubscribers(
+  environment: DemoEnvironment,
+  options: { orderBy?: OrderBy; orderDirection?: Direction; filter?: (s: DemoSubscriber) => boolean } = {},
+): DemoSubscriber[] {
+  const key = column[options.orderBy ?? "_id"];
+  const sign = (options.orderDirection ?? "DESC") === "ASC" ? 1 : -1;
+  return environment.subscribers
+    .filter((s) => !s.deleted && (options.filter?.(s) ?? true))
+    .sort((a, b) => {
+      const primary = key === "id" ? 0 : Date.parse(a[key]) - Date.parse(b[key]);
+      if (primary !== 0) return sign * primary;
+      return sign * (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    });
+}
