@@ -80,13 +80,15 @@ async function shutdown(signal: string) {
     server.closeAllConnections();
   }, 10_000);
   force.unref();
+  // Connections that finish their request while we drain go idle; close them as they do.
+  const drain = setInterval(() => server.closeIdleConnections(), 50);
   server.close(async () => {
+    clearInterval(drain);
     clearInterval(cleanupTimer);
     await opened.close();
     logger.info("stopped");
     process.exit(0);
   });
-  server.closeIdleConnections();
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -1,0 +1,28 @@
+/**
+ * Runs once before the test files. Unless TEST_DATABASE_URL names a PostgreSQL server already, starts a private
+ * cluster with scripts/postgres.sh (when PostgreSQL server binaries are installed) so that every store and HTTP test
+ * runs on PostgreSQL as well as PGlite. CI (CI=true) insists on PostgreSQL. TEST_POSTGRES=off skips it.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const script = fileURLToPath(new URL("../scripts/postgres.sh", import.meta.url));
+
+function postgresInstalled(): boolean {
+  return existsSync("/usr/lib/postgresql") && readdirSync("/usr/lib/postgresql").length > 0;
+}
+
+export default function setup(): (() => void) | undefined {
+  if (process.env.TEST_DATABASE_URL || process.env.TEST_POSTGRES === "off") return undefined;
+  if (!postgresInstalled()) {
+    if (process.env.CI)
+      throw new Error("CI runs every test on PostgreSQL too, but no PostgreSQL server binaries are installed");
+    console.warn("PostgreSQL server binaries not found: running the store and HTTP tests on PGlite only.");
+    return undefined;
+  }
+  process.env.TEST_DATABASE_URL = execFileSync(script, ["start"], { encoding: "utf8" }).trim();
+  return () => {
+    execFileSync(script, ["stop"]);
+  };
+}

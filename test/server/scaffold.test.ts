@@ -1,0 +1,77 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { operationIds } from "../../generated/operations.js";
+import type { ErrorDto } from "../../generated/schema.js";
+import { scaffold } from "../../scripts/scaffold.js";
+import { assertHandlersMatchSpec } from "../../server/bind.js";
+import { handlers } from "../../server/handlers/index.js";
+import { notImplemented } from "../../server/handlers/not-implemented.js";
+import { json, startTestServer, type TestServer } from "../support/server.js";
+
+const handlersDir = fileURLToPath(new URL("../../server/handlers/", import.meta.url));
+
+describe("npm run scaffold", () => {
+  it("has nothing to do when every operation has a handler", () => {
+    const copy = mkdtempSync(join(tmpdir(), "handlers-"));
+    try {
+      cpSync(handlersDir, copy, { recursive: true });
+      expect(scaffold(operationIds, copy).written).toEqual([]);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  it("writes a stub for a new operation and registers it", () => {
+    const copy = mkdtempSync(join(tmpdir(), "handlers-"));
+    try {
+      cpSync(handlersDir, copy, { recursive: true });
+      const { written } = scaffold([...operationIds, "deleteSubscriber"], copy);
+      expect(written).toEqual([join(copy, "deleteSubscriber.ts")]);
+      expect(readFileSync(join(copy, "deleteSubscriber.ts"), "utf8")).toContain(
+        'export const deleteSubscriber: Handler<"deleteSubscriber"> = notImplemented("deleteSubscriber");',
+      );
+      const index = readFileSync(join(copy, "index.ts"), "utf8");
+      expect(index).toContain('import { deleteSubscriber } from "./deleteSubscriber.js";');
+      expect(index).toMatch(/ {2}deleteSubscriber,\n\} satisfies Handlers;/);
+      expect(scaffold([...operationIds, "deleteSubscriber"], copy).written).toEqual([]);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the start-up check", () => {
+  it("refuses handlers that do not match the spec one to one", () => {
+    expect(() => assertHandlersMatchSpec(handlers)).not.toThrow();
+    const { getNotification: _, ...missing } = handlers;
+    expect(() => assertHandlersMatchSpec(missing)).toThrow("Missing: getNotification");
+    expect(() => assertHandlersMatchSpec({ ...handlers, deleteSubscriber: handlers.getNotification })).toThrow(
+      "Not in the spec: deleteSubscriber",
+    );
+  });
+});
+
+describe("a scaffolded stub", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      driver: "pglite",
+      demo: { subscribers: 5, notifications: 5 },
+      handlers: { ...handlers, getNotification: notImplemented("getNotification") },
+    });
+  });
+  afterAll(() => server?.close());
+
+  it("answers 501 in the error shape", async () => {
+    const response = await server.request("/v1/notifications/66b7e1d0c3a2b1f0e9d8c7b6");
+    expect(response.status).toBe(501);
+    expect(await json<ErrorDto>(response)).toMatchObject({
+      statusCode: 501,
+      error: "Not Implemented",
+      message: "The operation getNotification is not implemented yet",
+    });
+  });
+});
