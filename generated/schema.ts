@@ -973,21 +973,45 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description Identifier of the request, also in the server log. Sent back as given when the request carried an `X-Request-Id` header. */
+        /**
+         * @description Identifier of the request, also in the server log. Sent back as given when the request carried an `X-Request-Id` header.
+         * @example 0f3c9a52-7d1e-4b8a-9c62-5e1f0a7b3d24
+         */
         RequestId: string;
-        /** @description Requests allowed per window for this API key (sent when rate limiting is enabled). */
+        /**
+         * @description Requests allowed per window for this API key (sent when rate limiting is enabled).
+         * @example 600
+         */
         RateLimitLimit: number;
-        /** @description Requests left in the current window for this API key (sent when rate limiting is enabled). */
+        /**
+         * @description Requests left in the current window for this API key (sent when rate limiting is enabled).
+         * @example 599
+         */
         RateLimitRemaining: number;
-        /** @description Seconds until the window resets (sent when rate limiting is enabled). */
+        /**
+         * @description Seconds until the window resets (sent when rate limiting is enabled).
+         * @example 42
+         */
         RateLimitReset: number;
-        /** @description The rate limit policy, as `<limit>;w=<window seconds>` (sent when rate limiting is enabled). */
+        /**
+         * @description The rate limit policy, as `<limit>;w=<window seconds>` (sent when rate limiting is enabled).
+         * @example 600;w=60
+         */
         RateLimitPolicy: string;
-        /** @description Seconds to wait before trying again. */
+        /**
+         * @description Seconds to wait before trying again.
+         * @example 1
+         */
         RetryAfter: number;
-        /** @description The idempotency key of the request, echoed when the answer was stored or replayed. */
+        /**
+         * @description The idempotency key of the request, echoed when the answer was stored or replayed.
+         * @example 4f1c2d7e-9a1b-4c3d-8e5f-6a7b8c9d0e1f
+         */
         IdempotencyKey: string;
-        /** @description `true` when this answer is a replay of the stored answer to an earlier request with the same idempotency key. */
+        /**
+         * @description `true` when this answer is a replay of the stored answer to an earlier request with the same idempotency key.
+         * @example true
+         */
         IdempotencyReplay: "true";
     };
     pathItems: never;

@@ -1,0 +1,113 @@
+/**
+ * The typed client for the notification query API, on openapi-fetch with the generated `paths`.
+ *
+ *   const api = createClient({ baseUrl: "http://localhost:4010", apiKey: "..." });
+ *   const { data, error } = await api.GET("/v2/subscribers", { params: { query: { limit: 20 } } });
+ *   for await (const subscriber of allSubscribers(api, { email: "@example.com" })) { ... }
+ */
+import createFetchClient, { type Client, type ClientOptions as FetchOptions } from "openapi-fetch";
+import type {
+  ErrorDto,
+  ListNotificationsResponse,
+  Notification,
+  operations,
+  paths,
+  SearchSubscribersResponse,
+  Subscriber,
+  ValidationErrorDto,
+} from "../generated/schema.js";
+
+export type * from "../generated/schema.js";
+
+export interface ClientOptions {
+  /** Where the API lives: the reference server, the mock, or any implementation. */
+  baseUrl: string;
+  /** Sent as `Authorization: ApiKey <apiKey>`. */
+  apiKey: string;
+  /** A fetch of your own (tests, instrumentation). */
+  fetch?: FetchOptions["fetch"];
+  /** Headers sent with every request. */
+  headers?: FetchOptions["headers"];
+}
+
+export type ApiClient = Client<paths>;
+
+export type SearchSubscribersQuery = NonNullable<operations["searchSubscribers"]["parameters"]["query"]>;
+export type ListNotificationsQuery = NonNullable<operations["listNotifications"]["parameters"]["query"]>;
+
+/** A typed client. PATCH requests get a fresh `idempotency-key` unless you pass one, so retries are safe. */
+export function createClient(options: ClientOptions): ApiClient {
+  const client = createFetchClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.headers ? { headers: options.headers } : {}),
+  });
+  client.use({
+    onRequest({ request }) {
+      request.headers.set("Authorization", `ApiKey ${options.apiKey}`);
+      if (request.method === "PATCH" && !request.headers.has("idempotency-key")) {
+        request.headers.set("idempotency-key", globalThis.crypto.randomUUID());
+      }
+      return request;
+    },
+  });
+  return client;
+}
+
+/** An error answer of the API, thrown by the page iterators. */
+export class ApiRequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorDto | ValidationErrorDto | undefined,
+  ) {
+    super(body?.message ? `${status}: ${body.message}` : `HTTP ${status}`);
+    this.name = "ApiRequestError";
+  }
+}
+
+/** Every page of a subscriber search, following `next` until it is null. */
+export async function* searchSubscriberPages(
+  client: ApiClient,
+  query: Omit<SearchSubscribersQuery, "after" | "before"> = {},
+): AsyncGenerator<SearchSubscribersResponse> {
+  let after: string | undefined;
+  do {
+    const { data, error, response } = await client.GET("/v2/subscribers", {
+      params: { query: { ...query, ...(after ? { after } : {}) } },
+    });
+    if (!data) throw new ApiRequestError(response.status, error as ErrorDto | undefined);
+    yield data;
+    after = data.next ?? undefined;
+  } while (after);
+}
+
+/** Every subscriber a search matches, page after page. */
+export async function* allSubscribers(
+  client: ApiClient,
+  query: Omit<SearchSubscribersQuery, "after" | "before"> = {},
+): AsyncGenerator<Subscriber> {
+  for await (const page of searchSubscriberPages(client, query)) yield* page.data;
+}
+
+/** Every page of a notification list, from `page` (default 0) until `hasMore` is false. */
+export async function* listNotificationPages(
+  client: ApiClient,
+  query: ListNotificationsQuery = {},
+): AsyncGenerator<ListNotificationsResponse> {
+  let page = query.page ?? 0;
+  while (true) {
+    const { data, error, response } = await client.GET("/v1/notifications", { params: { query: { ...query, page } } });
+    if (!data) throw new ApiRequestError(response.status, error as ErrorDto | undefined);
+    yield data;
+    if (!data.hasMore) return;
+    page += 1;
+  }
+}
+
+/** Every notification a list matches, page after page. */
+export async function* allNotifications(
+  client: ApiClient,
+  query: ListNotificationsQuery = {},
+): AsyncGenerator<Notification> {
+  for await (const page of listNotificationPages(client, query)) yield* page.data;
+}
