@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import cors from "cors";
 import express, { type Express } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
+import helmet from "helmet";
 import type { Logger } from "pino";
 import { pinoHttp } from "pino-http";
 import { operationTable } from "../generated/operations.js";
@@ -10,6 +12,8 @@ import { bindAll, operationFor } from "./bind.js";
 import type { Config } from "./config.js";
 import { ApiError, errorHandler } from "./errors.js";
 import type { Handlers } from "./handler-types.js";
+import { answerTimeout, urlLengthLimit } from "./http-server.js";
+import { rateLimit, TokenBuckets } from "./rate-limit.js";
 import type { Store } from "./store/store.js";
 
 const specPath = new URL("../generated/openapi.json", import.meta.url);
@@ -20,7 +24,18 @@ export interface AppDependencies {
   store: Store;
   handlers: Handlers;
   logger: Logger;
-  config: Pick<Config, "validateResponses" | "bodyLimitBytes" | "idempotencyTtlSeconds" | "defaultRetentionDays">;
+  config: Pick<
+    Config,
+    | "validateResponses"
+    | "bodyLimitBytes"
+    | "idempotencyTtlSeconds"
+    | "defaultRetentionDays"
+    | "rateLimitPerMinute"
+    | "rateLimitBurst"
+    | "corsOrigins"
+    | "requestTimeoutMs"
+    | "maxUrlLength"
+  >;
 }
 
 /** Matches the paths of the spec's operations, whatever the method: those need an API key. */
@@ -52,6 +67,38 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
     }),
   );
 
+  // A JSON API: no sniffing, no framing, no caching, no content of its own to load.
+  const apiHeaders = helmet({
+    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    crossOriginResourcePolicy: { policy: "cross-origin" },
+  });
+  app.use((req, res, next) => {
+    if (req.path.startsWith("/docs")) return next();
+    res.setHeader("Cache-Control", "no-store");
+    apiHeaders(req, res, next);
+  });
+  if (config.corsOrigins.length > 0) {
+    app.use(
+      cors({
+        origin: config.corsOrigins.includes("*") ? "*" : config.corsOrigins,
+        methods: ["GET", "PATCH"],
+        allowedHeaders: ["Authorization", "Content-Type", "idempotency-key", "X-Request-Id"],
+        exposedHeaders: [
+          "X-Request-Id",
+          "Idempotency-Key",
+          "Idempotency-Replay",
+          "Retry-After",
+          "RateLimit-Limit",
+          "RateLimit-Remaining",
+          "RateLimit-Reset",
+          "RateLimit-Policy",
+        ],
+        maxAge: 600,
+      }),
+    );
+  }
+  app.use(urlLengthLimit(config.maxUrlLength));
+
   app.get("/healthz", async (_req, res, next) => {
     try {
       await store.db.selectFrom("environments").select("id").limit(1).execute();
@@ -62,13 +109,33 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
   });
   app.get("/openapi.json", (_req, res) => res.sendFile(specPath.pathname));
   app.get("/openapi.yaml", (_req, res) => res.type("application/yaml").sendFile(specYamlPath.pathname));
-  app.get(["/docs", "/docs/"], (_req, res) => res.sendFile(docsPath.pathname));
+  // Redoc runs from inline scripts and styles in this one self-contained file.
+  const docsHeaders = helmet({
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'", "'unsafe-inline'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", "data:", "https:"],
+        fontSrc: ["'self'", "data:"],
+        connectSrc: ["'self'"],
+        workerSrc: ["'self'", "blob:"],
+        frameAncestors: ["'none'"],
+      },
+    },
+  });
+  app.get(["/docs", "/docs/"], docsHeaders, (_req, res) => res.sendFile(docsPath.pathname));
 
   const apiPaths = apiPathPattern();
   const requireApiKey = authenticate(store, config.defaultRetentionDays);
   app.use((req, res, next) => (apiPaths.test(req.path) ? requireApiKey(req, res, next) : next()));
+  if (config.rateLimitPerMinute > 0) {
+    app.use(rateLimit(new TokenBuckets(config.rateLimitPerMinute, Math.max(1, config.rateLimitBurst))));
+  }
 
   app.use(express.json({ limit: config.bodyLimitBytes, strict: false }));
+  // Receiving a request too slowly is Node's 408 (http-server.ts); answering too slowly is this 503.
+  app.use(answerTimeout(config.requestTimeoutMs));
   app.use(
     OpenApiValidator.middleware({
       apiSpec,

@@ -1,11 +1,13 @@
 import type { RequestHandler } from "express";
 import { ApiError } from "./errors.js";
-import type { Environment } from "./store/access.js";
+import { type Environment, hashApiKey } from "./store/access.js";
 import type { Store } from "./store/store.js";
 
 export interface AuthContext extends Environment {
   /** The retention that applies: the environment's own, else the server default; null is unlimited. */
   effectiveRetentionDays: number | null;
+  /** SHA-256 of the key: what rate limiting counts by, and safe to log. */
+  keyHash: string;
 }
 
 declare global {
@@ -28,10 +30,12 @@ export function authenticate(store: Store, defaultRetentionDays: number | undefi
     const key = rest.join(" ");
     if (key === "") return next(ApiError.unauthorized("Unauthorized"));
     try {
-      const environment = await store.access.environmentForKey(key);
+      const keyHash = hashApiKey(key);
+      const environment = await store.access.environmentForKeyHash(keyHash);
       if (!environment) return next(ApiError.unauthorized("API Key not found"));
       res.locals.auth = {
         ...environment,
+        keyHash,
         effectiveRetentionDays: environment.retentionDays ?? defaultRetentionDays ?? null,
       };
       next();

@@ -69,6 +69,8 @@ export function bindOperation<K extends OperationId>(id: K, handler: Handler<K>,
               (error) => errorBody(error, req),
             )
           : await run(options.store);
+      // The answer timeout may have answered 503 already; the work is done (and stored), the late answer is dropped.
+      if (res.headersSent) return;
       res.set(outcome.headers ?? {}).status(outcome.status);
       if (outcome.rawBody !== undefined) res.type("application/json").send(outcome.rawBody);
       else res.json(outcome.body);

@@ -22,6 +22,16 @@ export interface Config {
   idempotencyTtlSeconds: number;
   /** Notification history an environment may read when it has no retention of its own; undefined: unlimited. */
   defaultRetentionDays: number | undefined;
+  /** Requests per minute and API key; 0 turns rate limiting off. */
+  rateLimitPerMinute: number;
+  /** How many requests a key may make at once before the per-minute rate applies. */
+  rateLimitBurst: number;
+  /** Origins allowed to call the API from a browser; empty: no CORS headers at all. */
+  corsOrigins: string[];
+  /** Longest time a request may take, from its first byte to its answer. */
+  requestTimeoutMs: number;
+  maxUrlLength: number;
+  maxHeaderBytes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -56,11 +66,20 @@ export function loadConfig(env: Env = process.env): Config {
     seedDemoData: boolean(env, "SEED_DEMO_DATA", true),
     demoSubscribers: integer(env, "DEMO_SUBSCRIBERS", 1000, 0),
     demoNotifications: integer(env, "DEMO_NOTIFICATIONS", 5000, 0),
-    logLevel: env.LOG_LEVEL || (production ? "info" : "info"),
+    logLevel: env.LOG_LEVEL || "info",
     validateResponses: boolean(env, "VALIDATE_RESPONSES", !production),
     totalCountCap: integer(env, "TOTAL_COUNT_CAP", 50_000, 1),
     bodyLimitBytes: integer(env, "BODY_LIMIT_BYTES", 100 * 1024, 1),
     idempotencyTtlSeconds: integer(env, "IDEMPOTENCY_TTL_SECONDS", 24 * 60 * 60, 1),
     defaultRetentionDays: retention === 0 ? undefined : retention,
+    rateLimitPerMinute: integer(env, "RATE_LIMIT_PER_MINUTE", 0, 0),
+    rateLimitBurst: integer(env, "RATE_LIMIT_BURST", integer(env, "RATE_LIMIT_PER_MINUTE", 0, 0), 0),
+    corsOrigins: (env.CORS_ORIGINS ?? "")
+      .split(",")
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+    requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_MS", 30_000, 100),
+    maxUrlLength: integer(env, "MAX_URL_LENGTH", 8192, 256),
+    maxHeaderBytes: integer(env, "MAX_HEADER_BYTES", 16_384, 1024),
   };
 }

@@ -11,11 +11,14 @@ const reasons: Record<number, string> = {
   402: "Payment Required",
   404: "Not Found",
   405: "Method Not Allowed",
+  408: "Request Timeout",
   409: "Conflict",
   413: "Payload Too Large",
+  414: "URI Too Long",
   415: "Unsupported Media Type",
   422: "Unprocessable Entity",
   429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
   500: "Internal Server Error",
   501: "Not Implemented",
   503: "Service Unavailable",
@@ -50,6 +53,11 @@ export class ApiError extends Error {
 }
 
 export type ErrorBody = ErrorDto | ValidationErrorDto;
+
+/** An error body for an answer given before Express has a request (a malformed or oversized request head). */
+export function transportErrorBody(status: number, message: string, path: string): ErrorDto {
+  return { statusCode: status, error: reasons[status] ?? "Error", message, timestamp: new Date().toISOString(), path };
+}
 
 /** The body of every error response. `path` is the request URL with its query string. */
 export function errorBody(error: ApiError, req: Request, errorId?: string): ErrorBody {

@@ -5,6 +5,7 @@ import { loadConfig } from "./config.js";
 import { defaultDemoOptions, demoApiKey } from "./demo/generate.js";
 import { isEmpty, loadDemoData } from "./demo/load.js";
 import { handlers } from "./handlers/index.js";
+import { createHttpServer } from "./http-server.js";
 import { openStore } from "./store/store.js";
 
 const config = loadConfig();
@@ -43,7 +44,7 @@ const cleanupTimer = setInterval(
 cleanupTimer.unref();
 
 const app = createApp({ store, handlers, logger, config });
-const server = app.listen(config.port, config.host);
+const server = createHttpServer(app, config, logger).listen(config.port, config.host);
 await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));
 const { port } = server.address() as AddressInfo;
 const base = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${port}`;

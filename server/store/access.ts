@@ -24,12 +24,16 @@ export class AccessStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Looks a key up by its SHA-256 hash (the key itself is never stored). */
-  async environmentForKey(key: string): Promise<Environment | undefined> {
+  environmentForKey(key: string): Promise<Environment | undefined> {
+    return this.environmentForKeyHash(hashApiKey(key));
+  }
+
+  async environmentForKeyHash(keyHash: string): Promise<Environment | undefined> {
     const row = await this.db
       .selectFrom("api_keys")
       .innerJoin("environments", "environments.id", "api_keys.environment_id")
       .select(["environments.id", "environments.organization_id", "environments.name", "environments.retention_days"])
-      .where("api_keys.key_hash", "=", hashApiKey(key))
+      .where("api_keys.key_hash", "=", keyHash)
       .executeTakeFirst();
     return (
       row && {

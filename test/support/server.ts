@@ -7,6 +7,7 @@ import { type DemoEnvironment, type DemoOptions, defaultDemoOptions } from "../.
 import { loadDemoData } from "../../server/demo/load.js";
 import type { Handlers } from "../../server/handler-types.js";
 import { handlers as realHandlers } from "../../server/handlers/index.js";
+import { createHttpServer } from "../../server/http-server.js";
 import { openStore, type Store } from "../../server/store/store.js";
 import { createPostgresDatabase } from "./databases.js";
 
@@ -49,7 +50,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   });
   const logger = pino({ level: "info" }, sink);
   const app = createApp({ store: opened.store, handlers: options.handlers ?? realHandlers, logger, config });
-  const server = app.listen(0, "127.0.0.1");
+  const server = createHttpServer(app, config, logger).listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const [production, development] = demo as [DemoEnvironment, DemoEnvironment];

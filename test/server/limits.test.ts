@@ -1,0 +1,190 @@
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ErrorDto } from "../../generated/schema.js";
+import { handlers } from "../../server/handlers/index.js";
+import { TokenBuckets } from "../../server/rate-limit.js";
+import { json, startTestServer, type TestServer } from "../support/server.js";
+
+/** Sends raw bytes and returns everything the server answered before closing. */
+function rawExchange(baseUrl: string, chunks: string[], pauseMs = 0): Promise<string> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let answer = "";
+    socket.on("data", (data) => {
+      answer += String(data);
+    });
+    socket.on("close", () => resolve(answer));
+    socket.on("error", reject);
+    socket.on("connect", async () => {
+      for (const chunk of chunks) {
+        socket.write(chunk);
+        if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs));
+      }
+    });
+  });
+}
+
+function bodyOf(rawAnswer: string): ErrorDto {
+  return JSON.parse(rawAnswer.slice(rawAnswer.indexOf("\r\n\r\n") + 4)) as ErrorDto;
+}
+
+describe("limits, in the error shape", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      driver: "pglite",
+      demo: { subscribers: 20, notifications: 20 },
+      config: { requestTimeoutMs: 600, maxHeaderBytes: 8192, maxUrlLength: 2048 },
+      handlers: {
+        ...handlers,
+        getNotification: async (input, context) => {
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          return handlers.getNotification(input, context);
+        },
+      },
+    });
+  });
+  afterAll(() => server?.close());
+
+  it("answers a URL over the limit with 414", async () => {
+    const response = await server.request(`/v2/subscribers?email=${"a".repeat(3000)}`);
+    expect(response.status).toBe(414);
+    expect(await json<ErrorDto>(response)).toMatchObject({ statusCode: 414, error: "URI Too Long" });
+  });
+
+  it("answers request headers over the limit with 431", async () => {
+    const answer = await rawExchange(server.baseUrl, [
+      `GET /v1/notifications HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(10_000)}\r\n\r\n`,
+    ]);
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(bodyOf(answer)).toMatchObject({ statusCode: 431, error: "Request Header Fields Too Large" });
+  });
+
+  it("answers bytes that are not HTTP with 400", async () => {
+    const answer = await rawExchange(server.baseUrl, ["HELLO THERE\r\n\r\n"]);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(bodyOf(answer).message).toBe("Malformed HTTP request");
+  });
+
+  it("answers a request that arrives too slowly with 408", async () => {
+    const answer = await rawExchange(
+      server.baseUrl,
+      [
+        `PATCH /v2/subscribers/x HTTP/1.1\r\nHost: x\r\nAuthorization: ApiKey ${server.production.apiKey}\r\n` +
+          "Content-Type: application/json\r\nContent-Length: 20\r\n\r\n",
+        '{"first',
+        'Name":',
+      ],
+      700,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(bodyOf(answer).statusCode).toBe(408);
+  });
+
+  it("answers 503 when the answer takes longer than the limit", async () => {
+    const response = await server.request("/v1/notifications/66b7e1d0c3a2b1f0e9d8c7b6");
+    expect(response.status).toBe(503);
+    expect((await json<ErrorDto>(response)).message).toBe("The request took longer than 600 ms; please retry");
+  });
+
+  it("sends the security headers of a JSON API, and a CSP that lets the docs run", async () => {
+    const response = await server.request("/v1/notifications?limit=1");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(response.headers.get("content-security-policy")).toContain("default-src 'none'");
+    expect(response.headers.get("access-control-allow-origin")).toBeNull();
+    expect(response.headers.get("ratelimit-limit")).toBeNull();
+    const docs = await server.request("/docs", { key: null });
+    expect(docs.headers.get("content-security-policy")).toContain("script-src 'self' 'unsafe-inline'");
+  });
+});
+
+describe("rate limiting per API key (RATE_LIMIT_PER_MINUTE)", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      driver: "pglite",
+      demo: { subscribers: 10, notifications: 10 },
+      config: { rateLimitPerMinute: 60, rateLimitBurst: 3 },
+    });
+  });
+  afterAll(() => server?.close());
+
+  it("lets a burst through with RateLimit headers, then answers 429 with Retry-After", async () => {
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await server.request("/v1/notifications?limit=1"));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 429]);
+    expect(answers.map((r) => r.headers.get("ratelimit-remaining"))).toEqual(["2", "1", "0", "0"]);
+    expect(answers[0]?.headers.get("ratelimit-limit")).toBe("3");
+    expect(answers[0]?.headers.get("ratelimit-policy")).toBe("60;w=60;burst=3");
+    const limited = answers[3] as Response;
+    expect(limited.headers.get("retry-after")).toBe("1");
+    expect(await json<ErrorDto>(limited)).toMatchObject({ statusCode: 429, message: "API rate limit exceeded" });
+  });
+
+  it("counts each key on its own", async () => {
+    const other = await server.request("/v1/notifications?limit=1", { key: server.development.apiKey });
+    expect(other.status).toBe(200);
+  });
+});
+
+describe("token buckets", () => {
+  it("refill at the per-minute rate up to the burst", () => {
+    let now = 0;
+    const buckets = new TokenBuckets(60, 2, () => now);
+    expect([buckets.take("k").allowed, buckets.take("k").allowed, buckets.take("k").allowed]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect(buckets.take("k").retryAfterSeconds).toBe(1);
+    now += 1000;
+    expect(buckets.take("k")).toMatchObject({ allowed: true, remaining: 0 });
+    now += 60_000;
+    expect(buckets.take("k")).toMatchObject({ allowed: true, remaining: 1, resetSeconds: 1 });
+  });
+
+  it("forget the least recently used keys past their capacity", () => {
+    const buckets = new TokenBuckets(60, 1, () => 0, 2);
+    buckets.take("a");
+    buckets.take("b");
+    buckets.take("c");
+    expect(buckets.take("a").allowed).toBe(true);
+    expect(buckets.take("c").allowed).toBe(false);
+  });
+});
+
+describe("CORS (CORS_ORIGINS)", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      driver: "pglite",
+      demo: { subscribers: 5, notifications: 5 },
+      config: { corsOrigins: ["https://app.example.com"] },
+    });
+  });
+  afterAll(() => server?.close());
+
+  it("answers an allowed origin's preflight and exposes the API's headers", async () => {
+    const preflight = await server.request("/v2/subscribers/user-1", {
+      method: "OPTIONS",
+      key: null,
+      headers: {
+        origin: "https://app.example.com",
+        "access-control-request-method": "PATCH",
+        "access-control-request-headers": "authorization,content-type,idempotency-key",
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
+    expect(preflight.headers.get("access-control-allow-headers")).toContain("idempotency-key");
+    const real = await server.request("/v1/notifications?limit=1", { headers: { origin: "https://app.example.com" } });
+    expect(real.headers.get("access-control-expose-headers")).toContain("X-Request-Id");
+  });
+
+  it("gives other origins no CORS headers", async () => {
+    const response = await server.request("/v1/notifications?limit=1", { headers: { origin: "https://evil.example" } });
+    expect(response.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
