@@ -664,6 +664,16 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDto"];
             };
         };
+        /** @description The request URL, query string included, is longer than the server accepts (8,192 characters by default). */
+        UriTooLong: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDto"];
+            };
+        };
         /** @description A query parameter or header broke the contract. `errors` names each one. */
         SearchSubscribersValidationError: {
             headers: {
@@ -1059,6 +1069,7 @@ export type Notification = components['schemas']['Notification'];
 export type ListNotificationsResponse = components['schemas']['ListNotificationsResponse'];
 export type ResponseSearchSubscribersBadRequest = components['responses']['SearchSubscribersBadRequest'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
+export type ResponseUriTooLong = components['responses']['UriTooLong'];
 export type ResponseSearchSubscribersValidationError = components['responses']['SearchSubscribersValidationError'];
 export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
 export type ResponseInternalServerError = components['responses']['InternalServerError'];
@@ -1197,6 +1208,7 @@ export interface operations {
             };
             400: components["responses"]["SearchSubscribersBadRequest"];
             401: components["responses"]["Unauthorized"];
+            414: components["responses"]["UriTooLong"];
             422: components["responses"]["SearchSubscribersValidationError"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -1251,6 +1263,7 @@ export interface operations {
             404: components["responses"]["SubscriberNotFound"];
             409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["PatchSubscriberValidationError"];
             429: components["responses"]["TooManyRequests"];
@@ -1368,6 +1381,7 @@ export interface operations {
             400: components["responses"]["ListNotificationsBadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
+            414: components["responses"]["UriTooLong"];
             422: components["responses"]["ListNotificationsValidationError"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -1414,6 +1428,7 @@ export interface operations {
             400: components["responses"]["GetNotificationBadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotificationNotFound"];
+            414: components["responses"]["UriTooLong"];
             422: components["responses"]["GetNotificationValidationError"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from "express";
 import { type OperationId, operationIds, operationTable } from "../generated/operations.js";
-import { ApiError, errorBody, unknownQueryParameters } from "./errors.js";
+import { ApiError, errorBody, queryParameterProblems } from "./errors.js";
 import type { Handler, HandlerInput, Handlers } from "./handler-types.js";
 import { type Outcome, runIdempotently } from "./idempotency.js";
 import { operationMetadata } from "./request-metadata.js";
@@ -32,6 +32,10 @@ export function operationFor(method: string, openApiRoute: string): OperationId 
   });
 }
 
+function hasBodyBytes(req: Request): boolean {
+  return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
+}
+
 function inputOf<K extends OperationId>(id: K, req: Request): HandlerInput<K> {
   return {
     path: { ...operationMetadata(req)?.pathParams },
@@ -48,8 +52,12 @@ export function bindOperation<K extends OperationId>(id: K, handler: Handler<K>,
     try {
       const auth = res.locals.auth;
       if (!auth) throw ApiError.unauthorized("Missing authorization header");
-      const unknown = unknownQueryParameters(id, req);
-      if (unknown) throw ApiError.validation(unknown);
+      const problems = queryParameterProblems(id, req);
+      if (problems) throw ApiError.validation(problems);
+      // body-parser reads an empty body as {}; the contract requires one.
+      if (operationTable[id].hasBody && !hasBodyBytes(req)) {
+        throw ApiError.validation({ body: { messages: ["is required"], value: null } });
+      }
       const input = inputOf(id, req);
       const key = req.header("idempotency-key");
       const run = async (store: Store): Promise<Outcome> => handler(input, { auth, store });

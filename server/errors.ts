@@ -119,19 +119,21 @@ function friendlyMessage(issue: ValidatorIssue): string {
 }
 
 /**
- * Query parameters the operation does not declare, as 422 entries (or undefined when there are none).
- * The validator is told to let them through so that they are reported together with every other invalid input.
+ * What the validator lets through that is still wrong with a query, as 422 entries (undefined when nothing is):
+ * parameters the operation does not declare (the validator is told to allow them, so that they are reported together
+ * with every other invalid input), and numbers that coerced to Infinity, which ajv's numeric checks do not catch.
  */
-export function unknownQueryParameters(id: OperationId, req: Request): FieldErrors | undefined {
+export function queryParameterProblems(id: OperationId, req: Request): FieldErrors | undefined {
   const known: readonly string[] = operationTable[id].queryParameters;
-  const unknown = Object.keys(req.query as object).filter((name) => !known.includes(name));
-  if (unknown.length === 0) return undefined;
-  return Object.fromEntries(
-    unknown.map((name) => [
-      `query.${name}`,
-      { messages: ["is not a known query parameter"], value: req.query[name] ?? null },
-    ]),
-  );
+  const problems: FieldErrors = {};
+  for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
+    if (!known.includes(name))
+      problems[`query.${name}`] = { messages: ["is not a known query parameter"], value: (value ?? null) as never };
+    else if (typeof value === "number" && !Number.isFinite(value)) {
+      problems[`query.${name}`] = { messages: ["must be a finite number"], value: String(value) };
+    }
+  }
+  return Object.keys(problems).length > 0 ? problems : undefined;
 }
 
 function operationOf(req: Request): OperationId | undefined {
@@ -154,7 +156,7 @@ function fromValidator(error: ValidatorError, req: Request): ApiError {
         return ApiError.badRequest("The idempotency-key header must be at most 255 characters long");
       }
       const id = operationOf(req);
-      const fields: FieldErrors = { ...(id && unknownQueryParameters(id, req)) };
+      const fields: FieldErrors = { ...(id && queryParameterProblems(id, req)) };
       for (const issue of issues) {
         const { key, value } = describeIssue(issue, req);
         const entry = fields[key] ?? { messages: [], value };

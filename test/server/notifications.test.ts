@@ -180,6 +180,10 @@ describe.each(drivers)("GET /v1/notifications (%s)", (driver) => {
     ["templates=abc", "query.templates[0]"],
     ["after=yesterday", "query.after"],
     ["before=2026-13-01T00:00:00Z", "query.before"],
+    // Found by fuzzing: these once reached SQL as OFFSET / LIMIT.
+    ["page=Infinity", "query.page"],
+    ["page=1e20", "query.page"],
+    ["limit=-Infinity", "query.limit"],
   ])("answers %s with 422 naming %s", async (query, key) => {
     const response = await server.request(`/v1/notifications?${query}`);
     expect(response.status).toBe(422);

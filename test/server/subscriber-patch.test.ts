@@ -130,6 +130,16 @@ describe.each(drivers)("PATCH /v2/subscribers/{subscriberId} (%s)", (driver) => 
     expect((await json<ErrorDto>(huge)).statusCode).toBe(413);
     const array = await patch(id, [{ firstName: "Ada" }]);
     expect(array.status).toBe(422);
+    // Found by fuzzing: an empty body was read as {}.
+    const empty = await server.request(`/v2/subscribers/${id}`, {
+      method: "PATCH",
+      body: "",
+      headers: { "content-type": "application/json" },
+    });
+    expect(empty.status).toBe(422);
+    expect((await json<ValidationErrorDto>(empty)).errors).toEqual({
+      body: { messages: ["is required"], value: null },
+    });
   });
 
   it("loses no update under concurrent patches: __v counts every change", async () => {

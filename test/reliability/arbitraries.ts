@@ -1,0 +1,262 @@
+/**
+ * fast-check arbitraries derived from the bundled spec: for every parameter and body field, values its schema
+ * accepts and values it must refuse, so that a fuzzed request knows whether it should succeed.
+ */
+import fc from "fast-check";
+import { type JsonObject, parametersOf, resolve, spec } from "../support/spec.js";
+
+export interface Generated<T> {
+  value: T;
+  valid: boolean;
+}
+
+type Schema = JsonObject & {
+  type?: string | string[];
+  enum?: unknown[];
+  pattern?: string;
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  maxItems?: number;
+  items?: unknown;
+  properties?: Record<string, unknown>;
+};
+
+/** Strings that break naive SQL, LIKE, JSON or shell handling. ASCII, so that case folding is unambiguous. */
+const nasty = [
+  "%",
+  "_",
+  "%_%",
+  "'",
+  "\\",
+  "\\%",
+  "'; DROP TABLE subscribers; --",
+  '{"$ne":1}',
+  "$gt",
+  "a%b",
+  "../..",
+  "*",
+  "()",
+];
+const unicode = ["Łódź", "😀", "Ωμέγα", "\u0000x", "\u202ereversed", "中文", "ß"];
+
+const types = (schema: Schema) => (Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : []);
+
+/** Printable ASCII text, nasty strings included, within the schema's length bounds. */
+function text(schema: Schema): fc.Arbitrary<string> {
+  const minLength = schema.minLength ?? 0;
+  const maxLength = Math.min(schema.maxLength ?? 60, 60);
+  return fc.oneof(
+    fc.string({ minLength, maxLength, unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) }),
+    fc.constantFrom(...nasty.filter((s) => s.length >= minLength && s.length <= maxLength)),
+  );
+}
+
+/** A value the schema accepts. */
+export function validValue(raw: unknown): fc.Arbitrary<unknown> {
+  const schema = resolve<Schema>(raw);
+  if (schema.oneOf) return fc.oneof(...(schema.oneOf as unknown[]).map(validValue));
+  const kinds = types(schema);
+  const options: fc.Arbitrary<unknown>[] = [];
+  if (kinds.includes("null")) options.push(fc.constant(null));
+  if (schema.enum) options.push(fc.constantFrom(...schema.enum));
+  else if (kinds.includes("integer"))
+    options.push(fc.integer({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000 }));
+  else if (kinds.includes("boolean")) options.push(fc.boolean());
+  else if (kinds.includes("array")) {
+    options.push(fc.array(validValue(schema.items), { minLength: 1, maxLength: Math.min(schema.maxItems ?? 5, 5) }));
+  } else if (kinds.includes("object")) {
+    options.push(
+      fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.oneof(fc.string(), fc.integer(), fc.boolean()), {
+        maxKeys: 4,
+      }),
+    );
+  } else if (kinds.includes("string")) {
+    if (schema.format === "date-time") {
+      options.push(
+        fc
+          .date({ min: new Date("2025-01-01"), max: new Date("2027-01-01"), noInvalidDate: true })
+          .map((d) => d.toISOString()),
+      );
+    } else if (schema.format === "email")
+      options.push(fc.emailAddress().filter((e) => e.length <= (schema.maxLength ?? 320)));
+    else if (schema.pattern)
+      options.push(
+        fc
+          .stringMatching(new RegExp(schema.pattern))
+          .filter((s) => s.length <= (schema.maxLength ?? 64) && s.length >= (schema.minLength ?? 0)),
+      );
+    else options.push(text(schema));
+  }
+  if (options.length === 0) throw new Error(`no arbitrary for schema ${JSON.stringify(schema).slice(0, 200)}`);
+  return fc.oneof(...options);
+}
+
+/** A value the schema refuses (or undefined when every string is acceptable, as for a free-text field). */
+export function invalidValue(raw: unknown): fc.Arbitrary<unknown> | undefined {
+  const schema = resolve<Schema>(raw);
+  if (schema.oneOf) return invalidValue((schema.oneOf as unknown[])[0]);
+  const kinds = types(schema);
+  if (schema.enum)
+    return fc
+      .constantFrom("", "ascending", "EMAIL", "urgent", "fax", "none;DROP", ...unicode)
+      .filter((v) => !schema.enum?.includes(v));
+  if (kinds.includes("integer")) {
+    return fc.oneof(
+      ...(schema.maximum !== undefined ? [fc.integer({ min: schema.maximum + 1, max: schema.maximum + 10_000 })] : []),
+      ...(schema.minimum !== undefined ? [fc.integer({ min: schema.minimum - 10_000, max: schema.minimum - 1 })] : []),
+      // JavaScript's Number() accepts "0x10" and "1e1" (so does Novu); these it does not, or not as a safe integer.
+      fc.constantFrom("ten", "1.5", "", "NaN", "Infinity", "-Infinity", "1e20", "-", "5abc"),
+    );
+  }
+  if (kinds.includes("boolean")) return fc.constantFrom("maybe", "yes", "2", "");
+  if (kinds.includes("array")) {
+    const item = invalidValue(schema.items);
+    const tooMany = fc.array(validValue(schema.items), {
+      minLength: (schema.maxItems ?? 100) + 1,
+      maxLength: (schema.maxItems ?? 100) + 3,
+    });
+    return item
+      ? fc.oneof(
+          item.map((v) => [v]),
+          tooMany,
+        )
+      : tooMany;
+  }
+  if (kinds.includes("string")) {
+    if (schema.format === "date-time")
+      return fc.constantFrom("yesterday", "2026-13-01T00:00:00Z", "2026-02-30", "1700000000", "");
+    if (schema.format === "email") return fc.constantFrom("not-an-email", "a@", "@b.c", "a b@c.d");
+    if (schema.pattern) {
+      const pattern = new RegExp(schema.pattern);
+      return fc
+        .constantFrom(
+          "xyz",
+          "ZZZZZZZZZZZZZZZZZZZZZZZZ",
+          "66b7e1d0c3a2b1f0e9d8c7b",
+          "66B7E1D0C3A2B1F0E9D8C7B6",
+          "",
+          "en_US",
+          "Europe/",
+          ...unicode,
+        )
+        .filter((candidate) => !pattern.test(candidate));
+    }
+    if (schema.minLength) return fc.constant("");
+    if (schema.maxLength) return fc.constant("x".repeat(schema.maxLength + 1));
+  }
+  return undefined;
+}
+
+/** A value of the right schema or, about one time in four, a wrong one; labelled. */
+export function maybeValid(schema: unknown): fc.Arbitrary<Generated<unknown>> {
+  const bad = invalidValue(schema);
+  const good = validValue(schema).map((value) => ({ value, valid: true }));
+  return bad
+    ? fc.oneof({ weight: 3, arbitrary: good }, { weight: 1, arbitrary: bad.map((value) => ({ value, valid: false })) })
+    : good;
+}
+
+export interface QueryCase {
+  params: [string, string][];
+  valid: boolean;
+  values: Record<string, unknown>;
+}
+
+function serialise(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(serialise);
+  if (value === null) return ["null"];
+  return [typeof value === "object" ? JSON.stringify(value) : String(value)];
+}
+
+/** A query string for the operation: each declared parameter absent, valid or invalid, and sometimes an unknown one. */
+export function queryFor(operationId: string): fc.Arbitrary<QueryCase> {
+  const parameters = parametersOf(operationId).filter((p) => p.in === "query");
+  const fields = Object.fromEntries(
+    parameters.map((p) => [String(p.name), fc.option(maybeValid(p.schema), { freq: 2, nil: undefined })]),
+  );
+  const unknown = fc.option(fc.constantFrom("colour", "sort", "$where", "limit[]", "__proto__"), {
+    freq: 8,
+    nil: undefined,
+  });
+  return fc.record({ fields: fc.record(fields), unknown }).map(({ fields: chosen, unknown: extra }) => {
+    const params: [string, string][] = [];
+    const values: Record<string, unknown> = {};
+    let valid = extra === undefined;
+    for (const [name, generated] of Object.entries(chosen)) {
+      if (!generated) continue;
+      values[name] = generated.value;
+      valid &&= generated.valid;
+      for (const item of serialise(generated.value)) params.push([name, item]);
+    }
+    if (extra) params.push([extra, "1"]);
+    return { params, valid, values };
+  });
+}
+
+/** A PATCH body: every field absent, valid or invalid, sometimes an unknown field. */
+export function patchBody(): fc.Arbitrary<Generated<Record<string, unknown>>> {
+  const schema = resolve<Schema>(
+    (spec.components as JsonObject).schemas &&
+      ((spec.components as JsonObject).schemas as JsonObject).PatchSubscriberRequest,
+  );
+  const properties = schema.properties ?? {};
+  const fields = Object.fromEntries(
+    Object.entries(properties).map(([name, field]) => [
+      name,
+      fc.option(maybeValid(field), { freq: 2, nil: undefined }),
+    ]),
+  );
+  const unknown = fc.option(fc.constantFrom("fristName", "_id", "__v", "subscriberId", "deleted"), {
+    freq: 6,
+    nil: undefined,
+  });
+  return fc.record({ fields: fc.record(fields), unknown }).map(({ fields: chosen, unknown: extra }) => {
+    const value: Record<string, unknown> = {};
+    let valid = extra === undefined;
+    for (const [name, generated] of Object.entries(chosen)) {
+      if (!generated) continue;
+      value[name] = generated.value;
+      valid &&= generated.valid;
+    }
+    if (extra) value[extra] = "surprise";
+    return { value, valid };
+  });
+}
+
+export type AuthCase = { header: string | undefined; valid: boolean };
+
+/** The Authorization header: mostly right, sometimes missing, malformed, empty or unknown. */
+export function authorization(goodKey: string): fc.Arbitrary<AuthCase> {
+  return fc.oneof(
+    { weight: 12, arbitrary: fc.constant({ header: `ApiKey ${goodKey}`, valid: true }) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(
+          undefined,
+          "",
+          "ApiKey",
+          "ApiKey ",
+          "apikey " + goodKey,
+          "Bearer " + goodKey,
+          "ApiKey " + "0".repeat(32),
+          "ApiKey '; --",
+          "Basic Zm9vOmJhcg==",
+          "ApiKey " + goodKey + " extra",
+        )
+        .map((header) => ({ header, valid: false })),
+    },
+  );
+}
+
+/** The idempotency-key header: usually absent, sometimes fine, sometimes over 255 characters. */
+export function idempotencyKey(): fc.Arbitrary<Generated<string | undefined>> {
+  return fc.oneof(
+    { weight: 6, arbitrary: fc.constant({ value: undefined, valid: true }) },
+    { weight: 2, arbitrary: fc.uuid().map((value) => ({ value, valid: true })) },
+    { weight: 1, arbitrary: fc.integer({ min: 256, max: 400 }).map((n) => ({ value: "k".repeat(n), valid: false })) },
+  );
+}

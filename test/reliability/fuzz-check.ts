@@ -1,0 +1,52 @@
+import { expect } from "vitest";
+import { type OperationId, operationTable } from "../../generated/operations.js";
+import { createSpecAjv, validatorAt } from "../support/ajv.js";
+import { findOperation, type JsonObject, pointerKey } from "../support/spec.js";
+
+const ajv = createSpecAjv();
+
+/** How many requests each property sends: FUZZ_RUNS, 10,000 by default (the CI promise). */
+export const fuzzRuns = Number(process.env.FUZZ_RUNS ?? 10_000);
+
+function schemaPointer(operationId: OperationId, status: number): string {
+  const { method, path, operation } = findOperation(operationId);
+  const response = (operation.responses as JsonObject)[String(status)] as JsonObject;
+  const base =
+    typeof response.$ref === "string"
+      ? response.$ref.slice(1)
+      : `/paths/${pointerKey(path)}/${method}/responses/${status}`;
+  return `${base}/content/application~1json/schema`;
+}
+
+export interface Checked {
+  status: number;
+  body: JsonObject;
+}
+
+/** Every fuzzed answer: below 500, a status the operation declares, JSON, and a body valid for that status. */
+export async function checkAnswer(
+  operationId: OperationId,
+  response: Response,
+  allowed: readonly number[],
+): Promise<Checked> {
+  const text = await response.text();
+  const context = `${operationId} answered ${response.status}: ${text.slice(0, 400)}`;
+  expect(response.status, context).toBeLessThan(500);
+  expect(operationTable[operationId].statuses as readonly number[], context).toContain(response.status);
+  expect(allowed, context).toContain(response.status);
+  expect(response.headers.get("content-type"), context).toMatch(/^application\/json/);
+  const body = JSON.parse(text) as JsonObject;
+  const validate = validatorAt(ajv, schemaPointer(operationId, response.status));
+  expect(validate(body), `${context}\n${ajv.errorsText(validate.errors)}`).toBe(true);
+  return { status: response.status, body };
+}
+
+/** The answers a request may get, from what was wrong with it (auth first, as the server checks it first). */
+export function allowedStatuses(
+  input: { authValid: boolean; keyValid: boolean; inputValid: boolean },
+  whenValid: number[],
+): number[] {
+  if (!input.authValid) return [401, 414];
+  if (!input.inputValid || !input.keyValid) return [400, 413, 414, 415, 422];
+  return whenValid;
+}

@@ -1,0 +1,86 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { startTestServer, type TestServer } from "../support/server.js";
+import { authorization, idempotencyKey, queryFor } from "./arbitraries.js";
+import { allowedStatuses, checkAnswer, fuzzRuns } from "./fuzz-check.js";
+
+describe(`fuzzing the notification operations (${fuzzRuns} requests each)`, () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ driver: "pglite", demo: { subscribers: 40, notifications: 150 } });
+  });
+  afterAll(() => server?.close());
+
+  it("GET /v1/notifications never fails and answers as declared", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        queryFor("listNotifications"),
+        authorization(server.production.apiKey),
+        idempotencyKey(),
+        async (query, auth, key) => {
+          const headers: Record<string, string> = {};
+          if (auth.header !== undefined) headers.authorization = auth.header;
+          if (key.value) headers["idempotency-key"] = key.value;
+          const response = await server.request(`/v1/notifications?${new URLSearchParams(query.params)}`, {
+            key: null,
+            headers,
+          });
+          const { after, before } = query.values;
+          const reversed =
+            typeof after === "string" && typeof before === "string" && Date.parse(after) > Date.parse(before);
+          const afterOnly = typeof after === "string" && before === undefined && Date.parse(after) > Date.now();
+          await checkAnswer(
+            "listNotifications",
+            response,
+            allowedStatuses(
+              { authValid: auth.valid, keyValid: key.valid, inputValid: query.valid },
+              reversed || afterOnly ? [400] : [200],
+            ),
+          );
+        },
+      ),
+      { numRuns: fuzzRuns },
+    );
+  }, 1_200_000);
+
+  it("GET /v1/notifications/{notificationId} never fails and answers as declared", async () => {
+    const known = [...server.production.notifications, ...server.development.notifications].map((n) => n.id);
+    const id = fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(...known).map((value) => ({ value, valid: true })) },
+      { weight: 2, arbitrary: fc.stringMatching(/^[0-9a-f]{24}$/).map((value) => ({ value, valid: true })) },
+      {
+        weight: 2,
+        arbitrary: fc
+          .string({ minLength: 1, maxLength: 40 })
+          // "." and ".." are not sendable as a path segment: URL parsers resolve them before the request leaves.
+          .filter((s) => !/^[0-9a-f]{24}$/.test(s) && s !== "." && s !== "..")
+          .map((value) => ({ value, valid: false })),
+      },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        id,
+        authorization(server.production.apiKey),
+        idempotencyKey(),
+        async (notificationId, auth, key) => {
+          const headers: Record<string, string> = {};
+          if (auth.header !== undefined) headers.authorization = auth.header;
+          if (key.value) headers["idempotency-key"] = key.value;
+          const response = await server.request(`/v1/notifications/${encodeURIComponent(notificationId.value)}`, {
+            key: null,
+            headers,
+          });
+          await checkAnswer(
+            "getNotification",
+            response,
+            allowedStatuses(
+              { authValid: auth.valid, keyValid: key.valid, inputValid: notificationId.valid },
+              [200, 404],
+            ),
+          );
+        },
+      ),
+      { numRuns: fuzzRuns },
+    );
+  }, 1_200_000);
+});
