@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Kysely } from "kysely";
+import type { Kysely, Selectable } from "kysely";
 import { newObjectId } from "./object-id.js";
-import type { Database } from "./schema.js";
+import type { Database, EnvironmentsTable } from "./schema.js";
 
 /** The environment an API key belongs to: every query of the request is scoped to it. */
 export interface Environment {
@@ -20,6 +20,17 @@ export function generateApiKey(): string {
   return randomBytes(16).toString("hex");
 }
 
+type EnvironmentRow = Pick<Selectable<EnvironmentsTable>, "id" | "organization_id" | "name" | "retention_days">;
+
+function toEnvironment(row: EnvironmentRow): Environment {
+  return {
+    environmentId: row.id,
+    organizationId: row.organization_id,
+    name: row.name,
+    retentionDays: row.retention_days,
+  };
+}
+
 export class AccessStore {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -35,26 +46,12 @@ export class AccessStore {
       .select(["environments.id", "environments.organization_id", "environments.name", "environments.retention_days"])
       .where("api_keys.key_hash", "=", keyHash)
       .executeTakeFirst();
-    return (
-      row && {
-        environmentId: row.id,
-        organizationId: row.organization_id,
-        name: row.name,
-        retentionDays: row.retention_days,
-      }
-    );
+    return row && toEnvironment(row);
   }
 
   async findEnvironment(name: string): Promise<Environment | undefined> {
     const row = await this.db.selectFrom("environments").selectAll().where("name", "=", name).executeTakeFirst();
-    return (
-      row && {
-        environmentId: row.id,
-        organizationId: row.organization_id,
-        name: row.name,
-        retentionDays: row.retention_days,
-      }
-    );
+    return row && toEnvironment(row);
   }
 
   /** The environment with this name, created (in its own organization) when there is none. */

@@ -50,3 +50,14 @@ export function allowedStatuses(
   if (!input.inputValid || !input.keyValid) return [400, 413, 414, 415, 422];
   return whenValid;
 }
+
+/** The headers of a fuzzed request: its (maybe broken) Authorization and (maybe overlong) idempotency key. */
+export function fuzzHeaders(
+  auth: { header: string | undefined },
+  key: { value: string | undefined },
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (auth.header !== undefined) headers.authorization = auth.header;
+  if (key.value) headers["idempotency-key"] = key.value;
+  return headers;
+}

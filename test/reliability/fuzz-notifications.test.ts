@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { authorization, idempotencyKey, queryFor } from "./arbitraries.js";
-import { allowedStatuses, checkAnswer, fuzzRuns } from "./fuzz-check.js";
+import { allowedStatuses, checkAnswer, fuzzHeaders, fuzzRuns } from "./fuzz-check.js";
 
 describe(`fuzzing the notification operations (${fuzzRuns} requests each)`, () => {
   let server: TestServer;
@@ -18,9 +18,7 @@ describe(`fuzzing the notification operations (${fuzzRuns} requests each)`, () =
         authorization(server.production.apiKey),
         idempotencyKey(),
         async (query, auth, key) => {
-          const headers: Record<string, string> = {};
-          if (auth.header !== undefined) headers.authorization = auth.header;
-          if (key.value) headers["idempotency-key"] = key.value;
+          const headers = fuzzHeaders(auth, key);
           const response = await server.request(`/v1/notifications?${new URLSearchParams(query.params)}`, {
             key: null,
             headers,
@@ -63,9 +61,7 @@ describe(`fuzzing the notification operations (${fuzzRuns} requests each)`, () =
         authorization(server.production.apiKey),
         idempotencyKey(),
         async (notificationId, auth, key) => {
-          const headers: Record<string, string> = {};
-          if (auth.header !== undefined) headers.authorization = auth.header;
-          if (key.value) headers["idempotency-key"] = key.value;
+          const headers = fuzzHeaders(auth, key);
           const response = await server.request(`/v1/notifications/${encodeURIComponent(notificationId.value)}`, {
             key: null,
             headers,

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { authorization, idempotencyKey, patchBody, queryFor } from "./arbitraries.js";
-import { allowedStatuses, checkAnswer, fuzzRuns } from "./fuzz-check.js";
+import { allowedStatuses, checkAnswer, fuzzHeaders, fuzzRuns } from "./fuzz-check.js";
 
 describe(`fuzzing the subscriber operations (${fuzzRuns} requests each)`, () => {
   let server: TestServer;
@@ -18,9 +18,7 @@ describe(`fuzzing the subscriber operations (${fuzzRuns} requests each)`, () => 
         authorization(server.production.apiKey),
         idempotencyKey(),
         async (query, auth, key) => {
-          const headers: Record<string, string> = {};
-          if (auth.header !== undefined) headers.authorization = auth.header;
-          if (key.value) headers["idempotency-key"] = key.value;
+          const headers = fuzzHeaders(auth, key);
           const response = await server.request(`/v2/subscribers?${new URLSearchParams(query.params)}`, {
             key: null,
             headers,
@@ -99,9 +97,7 @@ describe(`fuzzing the subscriber operations (${fuzzRuns} requests each)`, () => 
         authorization(server.production.apiKey),
         idempotencyKey(),
         async (id, body, auth, key) => {
-          const headers: Record<string, string> = { "content-type": body.type };
-          if (auth.header !== undefined) headers.authorization = auth.header;
-          if (key.value) headers["idempotency-key"] = key.value;
+          const headers = { ...fuzzHeaders(auth, key), "content-type": body.type };
           const path = `/v2/subscribers/${encodeURIComponent(id)}`;
           const response = await server.request(path, { method: "PATCH", key: null, headers, body: body.text });
           const idValid = id.length <= 256;
