@@ -1,9 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import cors from "cors";
 import express, { type Express } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
-import helmet from "helmet";
 import type { Logger } from "pino";
 import { pinoHttp } from "pino-http";
 import { operationTable } from "../generated/operations.js";
@@ -14,6 +12,7 @@ import { ApiError, errorHandler } from "./errors.js";
 import type { Handlers } from "./handler-types.js";
 import { answerTimeout, urlLengthLimit } from "./http-server.js";
 import { rateLimit, TokenBuckets } from "./rate-limit.js";
+import { apiSecurityHeaders, corsFor, docsSecurityHeaders } from "./security.js";
 import type { Store } from "./store/store.js";
 
 const specPath = new URL("../generated/openapi.json", import.meta.url);
@@ -67,36 +66,8 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
     }),
   );
 
-  // A JSON API: no sniffing, no framing, no caching, no content of its own to load.
-  const apiHeaders = helmet({
-    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-    crossOriginResourcePolicy: { policy: "cross-origin" },
-  });
-  app.use((req, res, next) => {
-    if (req.path.startsWith("/docs")) return next();
-    res.setHeader("Cache-Control", "no-store");
-    apiHeaders(req, res, next);
-  });
-  if (config.corsOrigins.length > 0) {
-    app.use(
-      cors({
-        origin: config.corsOrigins.includes("*") ? "*" : config.corsOrigins,
-        methods: ["GET", "PATCH"],
-        allowedHeaders: ["Authorization", "Content-Type", "idempotency-key", "X-Request-Id"],
-        exposedHeaders: [
-          "X-Request-Id",
-          "Idempotency-Key",
-          "Idempotency-Replay",
-          "Retry-After",
-          "RateLimit-Limit",
-          "RateLimit-Remaining",
-          "RateLimit-Reset",
-          "RateLimit-Policy",
-        ],
-        maxAge: 600,
-      }),
-    );
-  }
+  app.use(apiSecurityHeaders);
+  if (config.corsOrigins.length > 0) app.use(corsFor(config.corsOrigins));
   app.use(urlLengthLimit(config.maxUrlLength));
 
   app.get("/healthz", async (_req, res, next) => {
@@ -109,22 +80,7 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
   });
   app.get("/openapi.json", (_req, res) => res.sendFile(specPath.pathname));
   app.get("/openapi.yaml", (_req, res) => res.type("application/yaml").sendFile(specYamlPath.pathname));
-  // Redoc runs from inline scripts and styles in this one self-contained file.
-  const docsHeaders = helmet({
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'none'"],
-        scriptSrc: ["'self'", "'unsafe-inline'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", "data:", "https:"],
-        fontSrc: ["'self'", "data:"],
-        connectSrc: ["'self'"],
-        workerSrc: ["'self'", "blob:"],
-        frameAncestors: ["'none'"],
-      },
-    },
-  });
-  app.get(["/docs", "/docs/"], docsHeaders, (_req, res) => res.sendFile(docsPath.pathname));
+  app.get(["/docs", "/docs/"], docsSecurityHeaders, (_req, res) => res.sendFile(docsPath.pathname));
 
   const apiPaths = apiPathPattern();
   const requireApiKey = authenticate(store, config.defaultRetentionDays);

@@ -1,0 +1,52 @@
+import cors from "cors";
+import type { RequestHandler } from "express";
+import helmet from "helmet";
+
+// A JSON API: no sniffing, no framing, no caching, no content of its own to load.
+const jsonApiHeaders = helmet({
+  contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+  crossOriginResourcePolicy: { policy: "cross-origin" },
+});
+
+/** Security headers for every answer but the docs page, which gets its own (docsHeaders). */
+export const apiSecurityHeaders: RequestHandler = (req, res, next) => {
+  if (req.path.startsWith("/docs")) return next();
+  res.setHeader("Cache-Control", "no-store");
+  jsonApiHeaders(req, res, next);
+};
+
+/** Redoc runs from inline scripts and styles in its one self-contained file. */
+export const docsSecurityHeaders = helmet({
+  contentSecurityPolicy: {
+    directives: {
+      defaultSrc: ["'none'"],
+      scriptSrc: ["'self'", "'unsafe-inline'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      imgSrc: ["'self'", "data:", "https:"],
+      fontSrc: ["'self'", "data:"],
+      connectSrc: ["'self'"],
+      workerSrc: ["'self'", "blob:"],
+      frameAncestors: ["'none'"],
+    },
+  },
+});
+
+/** CORS for an allow-list of origins ("*" for any), exposing the headers a browser client needs to read. */
+export function corsFor(origins: string[]): RequestHandler {
+  return cors({
+    origin: origins.includes("*") ? "*" : origins,
+    methods: ["GET", "PATCH"],
+    allowedHeaders: ["Authorization", "Content-Type", "idempotency-key", "X-Request-Id"],
+    exposedHeaders: [
+      "X-Request-Id",
+      "Idempotency-Key",
+      "Idempotency-Replay",
+      "Retry-After",
+      "RateLimit-Limit",
+      "RateLimit-Remaining",
+      "RateLimit-Reset",
+      "RateLimit-Policy",
+    ],
+    maxAge: 600,
+  });
+}
