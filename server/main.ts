@@ -15,6 +15,7 @@ const opened = await openStore({
   dataDir: config.dataDir,
   poolSize: config.poolSize,
   totalCountCap: config.totalCountCap,
+  onIdleConnectionError: (err) => logger.warn({ err }, "an idle database connection was closed; it will be reopened"),
 });
 const { store } = opened;
 

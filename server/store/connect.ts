@@ -14,6 +14,11 @@ export interface ConnectOptions {
   dataDir?: string | undefined;
   /** PostgreSQL only: the most connections one process opens. */
   poolSize?: number | undefined;
+  /**
+   * PostgreSQL only: told when an idle pooled connection dies (a server restart, an administrator ending sessions).
+   * The pool drops that connection and opens a new one when needed; without a listener the process would crash.
+   */
+  onIdleConnectionError?: ((error: Error) => void) | undefined;
 }
 
 export interface Connection {
@@ -27,6 +32,7 @@ export interface Connection {
 export async function connect(options: ConnectOptions): Promise<Connection> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    pool.on("error", (error) => options.onIdleConnectionError?.(error));
     const url = new URL(options.databaseUrl);
     if (url.password) url.password = "***";
     return {
