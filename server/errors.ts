@@ -54,20 +54,19 @@ export class ApiError extends Error {
 
 export type ErrorBody = ErrorDto | ValidationErrorDto;
 
+/** The HTTP reason phrase of a status, as the error bodies and raw status lines give it. */
+export function reasonPhrase(status: number): string {
+  return reasons[status] ?? "Error";
+}
+
 /** An error body for an answer given before Express has a request (a malformed or oversized request head). */
 export function transportErrorBody(status: number, message: string, path: string): ErrorDto {
-  return { statusCode: status, error: reasons[status] ?? "Error", message, timestamp: new Date().toISOString(), path };
+  return { statusCode: status, error: reasonPhrase(status), message, timestamp: new Date().toISOString(), path };
 }
 
 /** The body of every error response. `path` is the request URL with its query string. */
 export function errorBody(error: ApiError, req: Request, errorId?: string): ErrorBody {
-  const base = {
-    statusCode: error.status,
-    error: reasons[error.status] ?? "Error",
-    message: error.message,
-    timestamp: new Date().toISOString(),
-    path: req.originalUrl,
-  };
+  const base = transportErrorBody(error.status, error.message, req.originalUrl);
   if (error.fieldErrors) return { ...base, statusCode: 422, error: "Unprocessable Entity", errors: error.fieldErrors };
   return errorId ? { ...base, errorId } : base;
 }

@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import type { Express, RequestHandler } from "express";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
-import { ApiError, transportErrorBody } from "./errors.js";
+import { ApiError, reasonPhrase, transportErrorBody } from "./errors.js";
 
 type Limits = Pick<Config, "maxHeaderBytes" | "requestTimeoutMs">;
 
@@ -33,7 +33,7 @@ export function createHttpServer(app: Express, limits: Limits, logger: Logger): 
     logger.info({ code: error.code, status }, "refused a request before routing");
     const body = JSON.stringify(transportErrorBody(status, message, ""));
     socket.end(
-      `HTTP/1.1 ${status} ${status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request"}\r\n` +
+      `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });

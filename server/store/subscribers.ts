@@ -87,6 +87,7 @@ export class SubscriberStore {
       return eb(eb.refTuple(column, "id"), op, eb.tuple(key[0] as never, key[1]));
     };
 
+    const keyOf = (row: { id: string }) => [(row as Record<string, unknown>)[column], row.id] as const;
     let cursorKey: readonly [unknown, string] | undefined;
     if (cursorId) {
       const cursor = await this.db
@@ -97,7 +98,7 @@ export class SubscriberStore {
         .where("deleted", "=", false)
         .executeTakeFirst();
       if (!cursor) return { data: [], next: null, previous: null, ...(await this.count(environmentId, query)) };
-      cursorKey = [(cursor as Record<string, unknown>)[column], cursor.id];
+      cursorKey = keyOf(cursor);
     }
 
     const forward = query.before === undefined;
@@ -118,7 +119,6 @@ export class SubscriberStore {
     const items = rows.slice(0, query.limit);
     if (!forward) items.reverse();
 
-    const keyOf = (row: Row) => [(row as Record<string, unknown>)[column], row.id] as const;
     const exists = async (key: readonly [unknown, string], onward: boolean) =>
       (await this.db
         .selectFrom("subscribers")
@@ -133,14 +133,11 @@ export class SubscriberStore {
     let next: string | null = null;
     let previous: string | null = null;
     if (first && last) {
-      next = forward ? (more ? last.id : null) : (await exists(keyOf(last), true)) ? last.id : null;
-      previous = !forward
-        ? more
-          ? first.id
-          : null
-        : cursorKey && (await exists(keyOf(first), false))
-          ? first.id
-          : null;
+      // The look-ahead row answers for the side the page was read towards; the other side needs a query.
+      const rowsFollow = forward ? more : await exists(keyOf(last), true);
+      const rowsPrecede = forward ? cursorKey !== undefined && (await exists(keyOf(first), false)) : more;
+      next = rowsFollow ? last.id : null;
+      previous = rowsPrecede ? first.id : null;
     }
     return { data: items.map(toSubscriber), next, previous, ...(await this.count(environmentId, query)) };
   }
