@@ -3,7 +3,7 @@ import pino from "pino";
 import { createApp } from "./app.js";
 import { loadConfig } from "./config.js";
 import { defaultDemoOptions, demoApiKey } from "./demo/generate.js";
-import { isEmpty, loadDemoData } from "./demo/load.js";
+import { isEmpty, loadDemo } from "./demo/load.js";
 import { handlers } from "./handlers/index.js";
 import { createHttpServer } from "./http-server.js";
 import { openStore } from "./store/store.js";
@@ -26,7 +26,7 @@ const demoOptions = {
 };
 if (config.seedDemoData && (await isEmpty(store))) {
   const started = Date.now();
-  await loadDemoData(store, demoOptions);
+  await loadDemo(store, demoOptions);
   logger.info(
     { subscribers: demoOptions.subscribers, notifications: demoOptions.notifications, ms: Date.now() - started },
     "loaded demo data",

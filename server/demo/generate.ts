@@ -25,6 +25,8 @@ export interface DemoOptions {
   notifications: number;
   /** The newest record is created just before this instant. */
   anchor: Date;
+  /** How the rows are shared between environments; the default is 80% Production, 20% Development. */
+  environmentShares?: { name: string; share: number }[];
 }
 
 export const defaultDemoOptions: DemoOptions = {
@@ -64,6 +66,7 @@ export interface DemoWorkflow {
   identifier: string;
   origin: "novu-cloud" | "novu-cloud-v1" | "external";
   steps: JobType[];
+  severity: SeverityLevel | null;
   tags: string[];
   variables: string[];
 }
@@ -95,7 +98,7 @@ export interface DemoEnvironment {
   notifications: DemoNotification[];
 }
 
-const environmentShares = [
+const defaultEnvironmentShares = [
   { name: "Production", share: 0.8 },
   { name: "Development", share: 0.2 },
 ];
@@ -106,6 +109,7 @@ const workflowTemplates: Omit<DemoWorkflow, "id" | "environment_id">[] = [
     identifier: "comment-digest",
     origin: "novu-cloud",
     steps: ["digest", "email"],
+    severity: null,
     tags: ["collaboration"],
     variables: ["commentAuthor", "documentTitle"],
   },
@@ -114,6 +118,7 @@ const workflowTemplates: Omit<DemoWorkflow, "id" | "environment_id">[] = [
     identifier: "password-changed",
     origin: "novu-cloud",
     steps: ["in_app", "email"],
+    severity: "high",
     tags: ["security"],
     variables: [],
   },
@@ -122,6 +127,7 @@ const workflowTemplates: Omit<DemoWorkflow, "id" | "environment_id">[] = [
     identifier: "two-factor-code",
     origin: "novu-cloud-v1",
     steps: ["sms"],
+    severity: "high",
     tags: ["security"],
     variables: ["code"],
   },
@@ -130,6 +136,7 @@ const workflowTemplates: Omit<DemoWorkflow, "id" | "environment_id">[] = [
     identifier: "deploy-finished",
     origin: "external",
     steps: ["chat", "push"],
+    severity: "medium",
     tags: ["engineering"],
     variables: ["service", "version"],
   },
@@ -138,6 +145,7 @@ const workflowTemplates: Omit<DemoWorkflow, "id" | "environment_id">[] = [
     identifier: "invoice-ready",
     origin: "novu-cloud",
     steps: ["delay", "email", "in_app"],
+    severity: "low",
     tags: ["billing"],
     variables: ["amount", "invoiceId"],
   },
@@ -146,6 +154,7 @@ const workflowTemplates: Omit<DemoWorkflow, "id" | "environment_id">[] = [
     identifier: "weekly-report",
     origin: "novu-cloud",
     steps: ["digest", "email"],
+    severity: "none",
     tags: ["reports"],
     variables: ["weekOf"],
   },
@@ -190,37 +199,82 @@ export function demoApiKey(seed: number, environment: string): string {
   return createHash("sha256").update(`demo-key:${seed}:${environment}`).digest("hex").slice(0, 32);
 }
 
-export function generateDemoData(options: DemoOptions = defaultDemoOptions): DemoEnvironment[] {
-  const faker = new Faker({ locale: [en, base], seed: options.seed });
-  const anchor = options.anchor.getTime();
-  const day = 86_400_000;
+/** An environment's fixed part: what is known before any subscriber or notification is generated. */
+export interface DemoEnvironmentHeader {
+  name: string;
+  environmentId: string;
+  organizationId: string;
+  /** A fixed key derived from the seed: demo data is public, so is this key. */
+  apiKey: string;
+  workflows: DemoWorkflow[];
+  subscriberCount: number;
+  notificationCount: number;
+}
+
+/**
+ * One environment's data, generated on demand so that a million rows never sit in memory at once.
+ * Read `subscribers()` to the end before `notifications()`: notifications pick their subscriber from those generated.
+ */
+export interface DemoEnvironmentStream extends DemoEnvironmentHeader {
+  subscribers(): Generator<DemoSubscriber>;
+  notifications(): Generator<DemoNotification>;
+}
+
+export function demoEnvironments(options: DemoOptions = defaultDemoOptions): DemoEnvironmentStream[] {
+  const shares = options.environmentShares ?? defaultEnvironmentShares;
   let subscribersLeft = options.subscribers;
   let notificationsLeft = options.notifications;
-
-  return environmentShares.map(({ name, share }, index) => {
-    const last = index === environmentShares.length - 1;
+  return shares.map(({ name, share }, index) => {
+    const last = index === shares.length - 1;
     const subscriberCount = last ? subscribersLeft : Math.round(options.subscribers * share);
     const notificationCount = last ? notificationsLeft : Math.round(options.notifications * share);
     subscribersLeft -= subscriberCount;
     notificationsLeft -= notificationCount;
+    return environmentStream(options, index, name, subscriberCount, notificationCount);
+  });
+}
 
-    const organizationId = objectId(faker, new Date(anchor - 800 * day));
-    const environmentId = objectId(faker, new Date(anchor - 800 * day));
-    const integrations = {
-      slack: objectId(faker, new Date(anchor - 700 * day)),
-      msteams: objectId(faker, new Date(anchor - 700 * day)),
-      fcm: objectId(faker, new Date(anchor - 700 * day)),
-      apns: objectId(faker, new Date(anchor - 700 * day)),
-    };
-    const topicIds = Object.fromEntries(topicKeys.map((key) => [key, objectId(faker, new Date(anchor - 600 * day))]));
+/** Every environment with all of its rows in arrays: for tests and small data sets. */
+export function generateDemoData(options: DemoOptions = defaultDemoOptions): DemoEnvironment[] {
+  return demoEnvironments(options).map(
+    ({ subscribers, notifications, subscriberCount, notificationCount, ...header }) => {
+      const subscriberRows = [...subscribers()];
+      return { ...header, subscribers: subscriberRows, notifications: [...notifications()] };
+    },
+  );
+}
 
-    const workflows: DemoWorkflow[] = workflowTemplates.map((template) => ({
-      ...template,
-      id: objectId(faker, new Date(anchor - 500 * day)),
-      environment_id: environmentId,
-    }));
+function environmentStream(
+  options: DemoOptions,
+  index: number,
+  name: string,
+  subscriberCount: number,
+  notificationCount: number,
+): DemoEnvironmentStream {
+  // Each environment has its own generator, so that its rows do not depend on how far another one was read.
+  const faker = new Faker({ locale: [en, base] });
+  faker.seed([options.seed, index]);
+  const anchor = options.anchor.getTime();
+  const day = 86_400_000;
 
-    const subscribers: DemoSubscriber[] = [];
+  const organizationId = objectId(faker, new Date(anchor - 800 * day));
+  const environmentId = objectId(faker, new Date(anchor - 800 * day));
+  const integrations = {
+    slack: objectId(faker, new Date(anchor - 700 * day)),
+    msteams: objectId(faker, new Date(anchor - 700 * day)),
+    fcm: objectId(faker, new Date(anchor - 700 * day)),
+    apns: objectId(faker, new Date(anchor - 700 * day)),
+  };
+  const topicIds = Object.fromEntries(topicKeys.map((key) => [key, objectId(faker, new Date(anchor - 600 * day))]));
+  const workflows: DemoWorkflow[] = workflowTemplates.map((template) => ({
+    ...template,
+    id: objectId(faker, new Date(anchor - 500 * day)),
+    environment_id: environmentId,
+  }));
+  // What notifications need of a subscriber: kept compact, since there may be a million of them.
+  const generated: { id: string; subscriberId: string }[] = [];
+
+  function* subscribers(): Generator<DemoSubscriber> {
     let previousCreated = anchor - 365 * day;
     for (let n = 0; n < subscriberCount; n++) {
       // Roughly one in eight subscribers shares its creation time with the one before (a bulk import):
@@ -261,7 +315,7 @@ export function generateDemoData(options: DemoOptions = defaultDemoOptions): Dem
         });
       }
       const lastOnline = faker.datatype.boolean(0.7) ? faker.date.between({ from: created, to: anchor }) : null;
-      subscribers.push({
+      const subscriber: DemoSubscriber = {
         id: objectId(faker, new Date(created)),
         environment_id: environmentId,
         organization_id: organizationId,
@@ -293,13 +347,19 @@ export function generateDemoData(options: DemoOptions = defaultDemoOptions): Dem
         deleted: faker.datatype.boolean(0.02),
         created_at: new Date(created).toISOString(),
         updated_at: new Date(updated).toISOString(),
-      });
+      };
+      generated.push({ id: subscriber.id, subscriberId: subscriber.subscriber_id });
+      yield subscriber;
     }
+  }
 
-    const notifications: DemoNotification[] = [];
+  function* notifications(): Generator<DemoNotification> {
+    if (generated.length < subscriberCount) throw new Error("read every subscriber before the notifications");
+    // The first notification of each (subscriber, workflow): later digest notifications may be folded into it.
+    const digestCarriers = new Map<string, string>();
     let previousNotification = anchor;
-    for (let n = 0; n < notificationCount && subscribers.length > 0; n++) {
-      const subscriber = faker.helpers.arrayElement(subscribers);
+    for (let n = 0; n < notificationCount && generated.length > 0; n++) {
+      const subscriber = faker.helpers.arrayElement(generated);
       const workflow = faker.helpers.arrayElement(workflows);
       // About one in ten notifications shares its creation time with the one before (one trigger, many jobs).
       const created =
@@ -318,16 +378,23 @@ export function generateDemoData(options: DemoOptions = defaultDemoOptions): Dem
         generateJob(faker, { type, position, created, workflow, payload }),
       );
       const updated = Math.max(created, ...jobs.map((job) => Date.parse(job.updatedAt ?? "")).filter(Number.isFinite));
-      notifications.push({
+      const channels = workflow.steps.filter((step): step is ChannelType => channelJobs.includes(step));
+      const pair = `${subscriber.id}:${workflow.id}`;
+      const carrier = digestCarriers.get(pair);
+      if (carrier === undefined) digestCarriers.set(pair, id);
+      yield {
         id,
         environment_id: environmentId,
         organization_id: organizationId,
         subscriber_id: subscriber.id,
         transaction_id: `txn-${faker.string.hexadecimal({ length: 12, casing: "lower", prefix: "" })}`,
         template_id: workflow.id,
-        digested_notification_id: null,
-        channels: workflow.steps.filter((step): step is ChannelType => channelJobs.includes(step)),
-        severity: faker.helpers.arrayElement([null, null, null, "high", "medium", "low", "none"] as const),
+        // Some digest notifications were folded into an earlier one of the same subscriber and workflow.
+        digested_notification_id:
+          carrier !== undefined && channels.length && faker.datatype.boolean(0.03) ? carrier : null,
+        channels,
+        // Severity belongs to the workflow, as in Novu: some severity and channel pairs never occur.
+        severity: workflow.severity,
         topic_keys: topics.map((topic) => topic.topicKey),
         created_at: new Date(created).toISOString(),
         updated_at: new Date(updated).toISOString(),
@@ -336,35 +403,26 @@ export function generateDemoData(options: DemoOptions = defaultDemoOptions): Dem
           payload,
           tags: workflow.tags,
           controls: {},
-          to: { subscriberId: subscriber.subscriber_id },
+          to: { subscriberId: subscriber.subscriberId },
           topics,
           critical: faker.datatype.boolean(0.1),
           contextKeys: faker.datatype.boolean(0.2) ? [`tenant:${faker.word.noun()}`] : [],
         },
-      });
+      };
     }
-    // Some digest notifications were folded into an earlier one of the same subscriber and workflow.
-    for (const notification of notifications) {
-      if (!notification.channels.length || !faker.datatype.boolean(0.03)) continue;
-      const carrier = notifications.find(
-        (other) =>
-          other.id !== notification.id &&
-          other.subscriber_id === notification.subscriber_id &&
-          other.template_id === notification.template_id,
-      );
-      if (carrier) notification.digested_notification_id = carrier.id;
-    }
+  }
 
-    return {
-      name,
-      environmentId,
-      organizationId,
-      apiKey: demoApiKey(options.seed, name),
-      workflows,
-      subscribers,
-      notifications,
-    };
-  });
+  return {
+    name,
+    environmentId,
+    organizationId,
+    apiKey: demoApiKey(options.seed, name),
+    workflows,
+    subscriberCount,
+    notificationCount,
+    subscribers,
+    notifications,
+  };
 }
 
 interface JobContext {

@@ -1,26 +1,82 @@
+import { insertNotifications, insertSubscribers } from "../store/bulk-insert.js";
 import type { Store } from "../store/store.js";
-import { type DemoEnvironment, type DemoOptions, generateDemoData } from "./generate.js";
+import {
+  type DemoEnvironment,
+  type DemoEnvironmentHeader,
+  type DemoEnvironmentStream,
+  type DemoOptions,
+  demoEnvironments,
+  generateDemoData,
+} from "./generate.js";
 
-const batchSize = 500;
-
-function batches<T>(rows: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += batchSize) out.push(rows.slice(i, i + batchSize));
-  return out;
+export interface LoadProgress {
+  table: "subscribers" | "notifications";
+  /** Rows of this table written so far, over every environment. */
+  done: number;
+  total: number;
 }
 
-/** Writes the demo data (environments, their fixed keys, workflows, subscribers, notifications) in one transaction. */
-export async function loadDemoData(store: Store, options: DemoOptions): Promise<DemoEnvironment[]> {
-  const environments = generateDemoData(options);
+export interface LoadOptions {
+  /** Rows per INSERT statement. */
+  batchSize?: number;
+  onProgress?: (progress: LoadProgress) => void;
+}
+
+type Source = DemoEnvironmentHeader & {
+  subscribers: () => Iterable<DemoEnvironment["subscribers"][number]>;
+  notifications: () => Iterable<DemoEnvironment["notifications"][number]>;
+};
+
+function* batches<T>(rows: Iterable<T>, size: number): Generator<T[]> {
+  let batch: T[] = [];
+  for (const row of rows) {
+    batch.push(row);
+    if (batch.length === size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/**
+ * Writes batches while the next one is being generated: the database works on batch n while this process builds
+ * batch n + 1. One batch is in flight at a time (one connection runs one statement at a time), so memory stays flat.
+ */
+async function writeOverlapped<T>(rows: Iterable<T>, size: number, write: (batch: T[]) => Promise<void>) {
+  let pending = Promise.resolve();
+  for (const batch of batches(rows, size)) {
+    await pending;
+    pending = write(batch);
+    // Marked as handled here; the failure is thrown by the next `await pending`.
+    pending.catch(() => {});
+    // Let the statement reach the database before the generator takes the thread again.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await pending;
+}
+
+/** Writes environments, their fixed keys, workflows, subscribers and notifications in one transaction. */
+async function write(store: Store, sources: Source[], options: LoadOptions): Promise<void> {
+  const size = options.batchSize ?? 2000;
+  const totals = {
+    subscribers: sources.reduce((sum, source) => sum + source.subscriberCount, 0),
+    notifications: sources.reduce((sum, source) => sum + source.notificationCount, 0),
+  };
+  const done = { subscribers: 0, notifications: 0 };
+  const progress = (table: LoadProgress["table"], rows: number) => {
+    done[table] += rows;
+    options.onProgress?.({ table, done: done[table], total: totals[table] });
+  };
   await store.transaction(async (tx) => {
-    for (const environment of environments) {
-      const { environmentId, organizationId } = environment;
-      await tx.access.ensureEnvironment(environment.name, { environmentId, organizationId });
-      await tx.access.createApiKey(environmentId, environment.apiKey);
+    for (const source of sources) {
+      const { environmentId, organizationId } = source;
+      await tx.access.ensureEnvironment(source.name, { environmentId, organizationId });
+      await tx.access.createApiKey(environmentId, source.apiKey);
       await tx.db
         .insertInto("workflows")
         .values(
-          environment.workflows.map((workflow) => ({
+          source.workflows.map((workflow) => ({
             id: workflow.id,
             environment_id: workflow.environment_id,
             name: workflow.name,
@@ -36,26 +92,47 @@ export async function loadDemoData(store: Store, options: DemoOptions): Promise<
           })),
         )
         .execute();
-      for (const rows of batches(environment.subscribers)) {
-        await tx.db
-          .insertInto("subscribers")
-          .values(
-            rows.map((row) => ({
-              ...row,
-              channels: JSON.stringify(row.channels),
-              data: row.data && JSON.stringify(row.data),
-            })),
-          )
-          .execute();
-      }
-      for (const rows of batches(environment.notifications)) {
-        await tx.db
-          .insertInto("notifications")
-          .values(rows.map((row) => ({ ...row, details: JSON.stringify(row.details) })))
-          .execute();
-      }
+    }
+    for (const source of sources) {
+      await writeOverlapped(source.subscribers(), size, async (batch) => {
+        await insertSubscribers(tx.db, batch);
+        progress("subscribers", batch.length);
+      });
+    }
+    for (const source of sources) {
+      await writeOverlapped(source.notifications(), size, async (batch) => {
+        await insertNotifications(tx.db, batch);
+        progress("notifications", batch.length);
+      });
     }
   });
+}
+
+/** Generates and writes the demo data batch by batch (memory stays flat); returns the environments, without rows. */
+export async function loadDemo(
+  store: Store,
+  demo: DemoOptions,
+  options: LoadOptions = {},
+): Promise<DemoEnvironmentStream[]> {
+  const environments = demoEnvironments(demo);
+  await write(store, environments, options);
+  return environments;
+}
+
+/** Writes the demo data and returns it whole, rows included: for tests, which compare answers with it. */
+export async function loadDemoData(store: Store, demo: DemoOptions): Promise<DemoEnvironment[]> {
+  const environments = generateDemoData(demo);
+  await write(
+    store,
+    environments.map((environment) => ({
+      ...environment,
+      subscriberCount: environment.subscribers.length,
+      notificationCount: environment.notifications.length,
+      subscribers: () => environment.subscribers,
+      notifications: () => environment.notifications,
+    })),
+    {},
+  );
   return environments;
 }
 
