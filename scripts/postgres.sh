@@ -22,7 +22,7 @@ case "${1:-}" in
     fi
     if ! as_owner "$BIN/pg_ctl" -D "$PG_DIR" status >/dev/null 2>&1; then
       as_owner "$BIN/pg_ctl" -D "$PG_DIR" -l "$PG_DIR/server.log" -w \
-        -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -c unix_socket_directories=$PG_DIR -c max_connections=200 -c fsync=on" start >/dev/null
+        -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -c unix_socket_directories=$PG_DIR -c max_connections=200 -c fsync=on -c shared_buffers=${PG_SHARED_BUFFERS:-1GB}" start >/dev/null
     fi
     echo "postgres://postgres@127.0.0.1:$PG_PORT/postgres"
     ;;

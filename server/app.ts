@@ -11,6 +11,7 @@ import type { Config } from "./config.js";
 import { ApiError, errorHandler } from "./errors.js";
 import type { Handlers } from "./handler-types.js";
 import { answerTimeout, urlLengthLimit } from "./http-server.js";
+import { KeyCache } from "./key-cache.js";
 import { rateLimit, TokenBuckets } from "./rate-limit.js";
 import { apiSecurityHeaders, corsFor, docsSecurityHeaders } from "./security.js";
 import type { Store } from "./store/store.js";
@@ -23,7 +24,11 @@ export interface AppDependencies {
   store: Store;
   handlers: Handlers;
   logger: Logger;
-  config: Pick<
+  /**
+   * Request validation is on unless `validateRequests` is false, which only the benchmark sets (to measure what
+   * validation costs): without it, handlers receive unchecked, uncoerced input.
+   */
+  config: { validateRequests?: boolean } & Pick<
     Config,
     | "validateResponses"
     | "bodyLimitBytes"
@@ -34,6 +39,7 @@ export interface AppDependencies {
     | "corsOrigins"
     | "requestTimeoutMs"
     | "maxUrlLength"
+    | "apiKeyCacheSeconds"
   >;
 }
 
@@ -83,7 +89,11 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
   app.get(["/docs", "/docs/"], docsSecurityHeaders, (_req, res) => res.sendFile(docsPath.pathname));
 
   const apiPaths = apiPathPattern();
-  const requireApiKey = authenticate(store, config.defaultRetentionDays);
+  const requireApiKey = authenticate(
+    store,
+    config.defaultRetentionDays,
+    new KeyCache(config.apiKeyCacheSeconds * 1000),
+  );
   app.use((req, res, next) => (apiPaths.test(req.path) ? requireApiKey(req, res, next) : next()));
   if (config.rateLimitPerMinute > 0) {
     app.use(rateLimit(new TokenBuckets(config.rateLimitPerMinute, Math.max(1, config.rateLimitBurst))));
@@ -96,7 +106,8 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
     OpenApiValidator.middleware({
       apiSpec,
       // Unknown query parameters are reported by errors.ts together with the other invalid inputs.
-      validateRequests: { allowUnknownQueryParameters: true, allErrors: true },
+      validateRequests:
+        config.validateRequests === false ? false : { allowUnknownQueryParameters: true, allErrors: true },
       validateResponses: config.validateResponses ? { allErrors: true } : false,
       validateSecurity: false,
       validateFormats: true,

@@ -1,5 +1,6 @@
 import type { RequestHandler } from "express";
 import { ApiError } from "./errors.js";
+import { KeyCache } from "./key-cache.js";
 import { type Environment, hashApiKey } from "./store/access.js";
 import type { Store } from "./store/store.js";
 
@@ -19,7 +20,11 @@ declare global {
 }
 
 /** `Authorization: ApiKey <key>` with Novu's four 401 messages. The scheme word is case-sensitive. */
-export function authenticate(store: Store, defaultRetentionDays: number | undefined): RequestHandler {
+export function authenticate(
+  store: Store,
+  defaultRetentionDays: number | undefined,
+  cache: KeyCache = new KeyCache(0),
+): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers.authorization;
     if (header === undefined) return next(ApiError.unauthorized("Missing authorization header"));
@@ -31,7 +36,7 @@ export function authenticate(store: Store, defaultRetentionDays: number | undefi
     if (key === "") return next(ApiError.unauthorized("Unauthorized"));
     try {
       const keyHash = hashApiKey(key);
-      const environment = await store.access.environmentForKeyHash(keyHash);
+      const environment = await cache.get(keyHash, () => store.access.environmentForKeyHash(keyHash));
       if (!environment) return next(ApiError.unauthorized("API Key not found"));
       res.locals.auth = {
         ...environment,

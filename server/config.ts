@@ -20,6 +20,8 @@ export interface Config {
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
   idempotencyTtlSeconds: number;
+  /** How long an API key's environment is remembered; 0 looks it up on every request. */
+  apiKeyCacheSeconds: number;
   /** Notification history an environment may read when it has no retention of its own; undefined: unlimited. */
   defaultRetentionDays: number | undefined;
   /** Requests per minute and API key; 0 turns rate limiting off. */
@@ -71,6 +73,7 @@ export function loadConfig(env: Env = process.env): Config {
     totalCountCap: integer(env, "TOTAL_COUNT_CAP", 50_000, 1),
     bodyLimitBytes: integer(env, "BODY_LIMIT_BYTES", 100 * 1024, 1),
     idempotencyTtlSeconds: integer(env, "IDEMPOTENCY_TTL_SECONDS", 24 * 60 * 60, 1),
+    apiKeyCacheSeconds: integer(env, "API_KEY_CACHE_SECONDS", 30, 0, 3600),
     defaultRetentionDays: retention === 0 ? undefined : retention,
     rateLimitPerMinute: integer(env, "RATE_LIMIT_PER_MINUTE", 0, 0),
     rateLimitBurst: integer(env, "RATE_LIMIT_BURST", integer(env, "RATE_LIMIT_PER_MINUTE", 0, 0), 0),

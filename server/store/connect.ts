@@ -1,6 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, type KyselyConfig, PostgresDialect } from "kysely";
 import pg from "pg";
 import { PGlitePool } from "./pglite-pool.js";
 import type { Database } from "./schema.js";
@@ -19,6 +19,8 @@ export interface ConnectOptions {
    * The pool drops that connection and opens a new one when needed; without a listener the process would crash.
    */
   onIdleConnectionError?: ((error: Error) => void) | undefined;
+  /** Told of every query run (Kysely's log hook): the benchmark uses it to explain the statements of each shape. */
+  log?: KyselyConfig["log"];
 }
 
 export interface Connection {
@@ -36,14 +38,14 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
     const url = new URL(options.databaseUrl);
     if (url.password) url.password = "***";
     return {
-      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: options.log }),
       driver: "postgres",
       location: url.toString(),
     };
   }
   const pglite = await PGlite.create(options.dataDir ?? "memory://", { extensions: { pg_trgm } });
   return {
-    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }) }),
+    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }), log: options.log }),
     driver: "pglite",
     location: options.dataDir ? `PGlite in ${options.dataDir}` : "PGlite in memory",
   };

@@ -71,6 +71,21 @@ export interface NotificationsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   details: Json<Record<string, unknown>>;
+  /** Generated from channels, severity and topic keys (migration 002); never written. */
+  filter_terms: ColumnType<string[], never, never>;
+}
+
+/** Live (not deleted) subscribers per environment, kept by triggers. */
+export interface SubscriberCountsTable {
+  environment_id: string;
+  live: ColumnType<string, never, never>;
+}
+
+/** How many notifications carry each filter term, per environment, kept by triggers. */
+export interface NotificationTermCountsTable {
+  environment_id: string;
+  term: string;
+  notifications: ColumnType<string, never, never>;
 }
 
 export interface IdempotencyRecordsTable {
@@ -95,6 +110,8 @@ export interface Database {
   subscribers: SubscribersTable;
   workflows: WorkflowsTable;
   notifications: NotificationsTable;
+  subscriber_counts: SubscriberCountsTable;
+  notification_term_counts: NotificationTermCountsTable;
   idempotency_records: IdempotencyRecordsTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -21,11 +21,11 @@ export class Store {
 
   constructor(
     readonly db: Kysely<Database>,
-    private readonly options: { totalCountCap: number },
+    private readonly options: { totalCountCap: number; rareTermLimit?: number },
   ) {
     this.access = new AccessStore(db);
     this.subscribers = new SubscriberStore(db, options.totalCountCap);
-    this.notifications = new NotificationStore(db);
+    this.notifications = new NotificationStore(db, options.rareTermLimit);
     this.idempotency = new IdempotencyRecordStore(db);
   }
 

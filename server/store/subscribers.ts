@@ -142,9 +142,20 @@ export class SubscriberStore {
     return { data: items.map(toSubscriber), next, previous, ...(await this.count(environmentId, query)) };
   }
 
-  /** Counts matching rows up to the cap; past it, reports the cap. */
+  /** Counts matching rows up to the cap; past it, reports the cap. Without a filter, the kept count answers. */
   private async count(environmentId: string, query: SubscriberSearch) {
     const cap = this.totalCountCap;
+    const capped = (n: number) =>
+      n > cap ? { totalCount: cap, totalCountCapped: true } : { totalCount: n, totalCountCapped: false };
+    const filtered = [query.email, query.phone, query.name, query.subscriberId].some((value) => value !== undefined);
+    if (!filtered) {
+      const row = await this.db
+        .selectFrom("subscriber_counts")
+        .select("live")
+        .where("environment_id", "=", environmentId)
+        .executeTakeFirst();
+      return capped(Number(row?.live ?? 0));
+    }
     const limited = this.db
       .selectFrom("subscribers")
       .select(sql`1`.as("one"))
@@ -152,7 +163,7 @@ export class SubscriberStore {
       .limit(cap + 1)
       .as("limited");
     const row = await this.db.selectFrom(limited).select(sql<number>`count(*)::int`.as("n")).executeTakeFirstOrThrow();
-    return row.n > cap ? { totalCount: cap, totalCountCapped: true } : { totalCount: row.n, totalCountCapped: false };
+    return capped(row.n);
   }
 
   private filters(eb: Where, environmentId: string, query: SubscriberSearch) {

@@ -1,0 +1,126 @@
+/**
+ * Loads the demo generator's data at benchmark scale.
+ *   npm run bench:data -- [--subscribers 1000000] [--notifications 1000000] [--database-url URL] [--reset]
+ *   npm run bench:data -- --pglite [DIR]   (PGlite, default 100,000 of each, in .data/bench-pglite)
+ * Without --database-url it uses the `novu_bench` database of the private cluster (scripts/postgres.sh).
+ * Secondary indexes are dropped during the load and rebuilt after it (much faster than updating them row by row),
+ * then the tables are vacuumed and analyzed so that plans and index-only scans are what production would see.
+ */
+import { rmSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { sql } from "kysely";
+import { defaultDemoOptions } from "../server/demo/generate.js";
+import { isEmpty, type LoadProgress, loadDemo } from "../server/demo/load.js";
+import { openStore, type Store } from "../server/store/store.js";
+import { benchDatabaseUrl, defaultPgliteDir } from "./database.js";
+
+/** Production gets 95% of the rows, so that a cursor can be 900,000 rows deep in one environment. */
+export const benchEnvironmentShares = [
+  { name: "Production", share: 0.95 },
+  { name: "Development", share: 0.05 },
+];
+
+const { values } = parseArgs({
+  options: {
+    subscribers: { type: "string" },
+    notifications: { type: "string" },
+    "database-url": { type: "string" },
+    pglite: { type: "string" },
+    reset: { type: "boolean", default: false },
+    "batch-size": { type: "string", default: "2000" },
+  },
+});
+const onPglite = values.pglite !== undefined;
+const fallback = onPglite ? 100_000 : 1_000_000;
+const count = (raw: string | undefined, name: string) => {
+  const value = raw === undefined ? fallback : Number(raw.replaceAll("_", ""));
+  if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} must be a whole number`);
+  return value;
+};
+const subscribers = count(values.subscribers, "subscribers");
+const notifications = count(values.notifications, "notifications");
+const pgliteDir = values.pglite || defaultPgliteDir;
+
+if (onPglite && values.reset) rmSync(pgliteDir, { recursive: true, force: true });
+const opened = await openStore({
+  ...(onPglite ? { dataDir: pgliteDir } : { databaseUrl: await benchDatabaseUrl(values["database-url"]) }),
+  totalCountCap: 50_000,
+});
+const { store } = opened;
+process.stderr.write(
+  `Loading ${subscribers.toLocaleString("en")} subscribers and ${notifications.toLocaleString("en")} notifications into ${opened.location}\n`,
+);
+
+if (!(await isEmpty(store))) {
+  if (!values.reset) {
+    await opened.close();
+    throw new Error("the database already holds data: pass --reset to replace it");
+  }
+  await sql`TRUNCATE idempotency_records, notifications, subscribers, workflows, api_keys, environments, organizations`.execute(
+    store.db,
+  );
+}
+
+const indexes = await dropSecondaryIndexes(store);
+const started = performance.now();
+const bar = progressBar();
+await loadDemo(
+  store,
+  { ...defaultDemoOptions, subscribers, notifications, environmentShares: benchEnvironmentShares },
+  { batchSize: Number(values["batch-size"]), onProgress: bar },
+);
+const loadedSeconds = (performance.now() - started) / 1000;
+process.stderr.write(`\nRebuilding ${indexes.length} indexes...\n`);
+const indexStarted = performance.now();
+await store.transaction(async (tx) => {
+  await sql`SET LOCAL maintenance_work_mem = '512MB'`.execute(tx.db);
+  for (const index of indexes) await sql.raw(index.definition).execute(tx.db);
+});
+const indexSeconds = (performance.now() - indexStarted) / 1000;
+process.stderr.write("VACUUM ANALYZE...\n");
+const vacuumStarted = performance.now();
+await sql`VACUUM ANALYZE`.execute(store.db);
+const vacuumSeconds = (performance.now() - vacuumStarted) / 1000;
+const rows = subscribers + notifications;
+process.stdout.write(
+  `Loaded ${rows.toLocaleString("en")} rows in ${loadedSeconds.toFixed(1)} s (${Math.round(rows / loadedSeconds).toLocaleString("en")} rows/s); ` +
+    `indexes ${indexSeconds.toFixed(1)} s; vacuum/analyze ${vacuumSeconds.toFixed(1)} s\n`,
+);
+await opened.close();
+
+/** Drops every index of the two big tables that no constraint needs, and returns the statements to rebuild them. */
+async function dropSecondaryIndexes(target: Store): Promise<{ name: string; definition: string }[]> {
+  const { rows: found } = await sql<{ name: string; definition: string }>`
+    SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition
+    FROM pg_index i
+    JOIN pg_class c ON c.oid = i.indexrelid
+    JOIN pg_class t ON t.oid = i.indrelid
+    WHERE t.relname IN ('subscribers', 'notifications')
+      AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)
+    ORDER BY c.relname`.execute(target.db);
+  for (const index of found) await sql`DROP INDEX ${sql.id(index.name)}`.execute(target.db);
+  return found;
+}
+
+function progressBar() {
+  const began = performance.now();
+  let lastDraw = 0;
+  let table = "";
+  let tableBegan = began;
+  return ({ table: current, done, total }: LoadProgress) => {
+    const now = performance.now();
+    if (current !== table) {
+      table = current;
+      tableBegan = now;
+      if (lastDraw) process.stderr.write("\n");
+    }
+    if (now - lastDraw < (process.stderr.isTTY ? 250 : 5000) && done < total) return;
+    lastDraw = now;
+    const share = total ? done / total : 1;
+    const width = 30;
+    const filled = Math.round(share * width);
+    const rate = Math.round(done / Math.max((now - tableBegan) / 1000, 0.001));
+    const line = `${table.padEnd(13)} [${"#".repeat(filled)}${".".repeat(width - filled)}] ${(share * 100).toFixed(0).padStart(3)}% ${done.toLocaleString("en")}/${total.toLocaleString("en")} ${rate.toLocaleString("en")} rows/s`;
+    process.stderr.write(process.stderr.isTTY ? `\r${line}` : `${line}\n`);
+  };
+}

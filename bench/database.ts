@@ -1,0 +1,23 @@
+/** Where the benchmarks keep their data: a PostgreSQL URL given by the user, or a database in the private cluster. */
+import { execFileSync } from "node:child_process";
+import pg from "pg";
+
+export const benchDatabaseName = "novu_bench";
+export const defaultPgliteDir = ".data/bench-pglite";
+
+/** The URL given, or the `novu_bench` database of the private cluster (`scripts/postgres.sh`), started if needed. */
+export async function benchDatabaseUrl(given: string | undefined): Promise<string> {
+  if (given) return given;
+  const base = execFileSync("scripts/postgres.sh", ["start"], { encoding: "utf8" }).trim();
+  const client = new pg.Client({ connectionString: base });
+  await client.connect();
+  try {
+    const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [benchDatabaseName]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${benchDatabaseName}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(base);
+  url.pathname = `/${benchDatabaseName}`;
+  return url.toString();
+}

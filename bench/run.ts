@@ -1,0 +1,241 @@
+/**
+ * The benchmark matrix (`npm run bench`): store-level and HTTP-level latency for every query shape, EXPLAIN summaries,
+ * and closed-loop throughput of the server with and without request validation, raw node:http and the Prism mock,
+ * side by side in one run. Needs data: `npm run bench:data` first.
+ *   npm run bench -- [--database-url URL] [--pglite DIR] [--repetitions 3] [--seconds 5] [--quick]
+ * Writes bench/results/<date>.json and bench/RESULTS.md.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { parseArgs } from "node:util";
+import { sql } from "kysely";
+import { openStore, type Store } from "../server/store/store.js";
+import { startMock } from "../test/support/mock.js";
+import { startServerProcess } from "../test/support/process.js";
+import { benchContext } from "./context.js";
+import { benchDatabaseUrl } from "./database.js";
+import { explain, QueryCapture } from "./explain.js";
+import { fixedRate } from "./fixed-rate.js";
+import { startScript, type Target } from "./processes.js";
+import { type BenchResults, evaluateTargets, renderMarkdown, type StoreShapeResult } from "./report.js";
+import { benchShapes, type HttpRequest, type Shape } from "./shapes.js";
+import { median, summarize } from "./stats.js";
+import { closedLoop } from "./throughput.js";
+
+const { values } = parseArgs({
+  options: {
+    "database-url": { type: "string" },
+    pglite: { type: "string" },
+    iterations: { type: "string", default: "300" },
+    "http-rate": { type: "string", default: "100" },
+    "http-count": { type: "string", default: "400" },
+    repetitions: { type: "string", default: "3" },
+    seconds: { type: "string", default: "5" },
+    connections: { type: "string", default: "16" },
+    quick: { type: "boolean", default: false },
+    out: { type: "string", default: "bench" },
+  },
+});
+const quick = values.quick;
+const settings = {
+  iterations: quick ? 20 : Number(values.iterations),
+  httpRate: Number(values["http-rate"]),
+  httpCount: quick ? 20 : Number(values["http-count"]),
+  repetitions: quick ? 1 : Number(values.repetitions),
+  seconds: quick ? 1 : Number(values.seconds),
+  connections: Number(values.connections),
+};
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const startedAt = new Date();
+
+// --- Store level, PostgreSQL -------------------------------------------------------------------------------------
+const databaseUrl = await benchDatabaseUrl(values["database-url"]);
+const capture = new QueryCapture();
+const postgres = await openStore({ databaseUrl, totalCountCap: 50_000, log: capture.log });
+const ctx = await benchContext(postgres.store);
+const shapes = benchShapes(ctx);
+log(
+  `PostgreSQL: ${ctx.subscribers.toLocaleString("en")} subscribers, ${ctx.notifications.toLocaleString("en")} notifications in the benchmarked environment`,
+);
+const storeResults = await measureStore(postgres.store, shapes, true);
+const server = await describeDatabase(postgres.store);
+await postgres.close();
+
+let pglite: BenchResults["pglite"];
+if (values.pglite) {
+  const opened = await openStore({ dataDir: values.pglite, totalCountCap: 50_000 });
+  const pgliteCtx = await benchContext(opened.store);
+  log(
+    `PGlite: ${pgliteCtx.subscribers.toLocaleString("en")} subscribers, ${pgliteCtx.notifications.toLocaleString("en")} notifications`,
+  );
+  pglite = {
+    subscribers: pgliteCtx.subscribers,
+    notifications: pgliteCtx.notifications,
+    shapes: await measureStore(opened.store, benchShapes(pgliteCtx), false),
+  };
+  await opened.close();
+}
+
+// --- HTTP ----------------------------------------------------------------------------------------------------------
+const headers = { authorization: `ApiKey ${ctx.apiKey}` };
+const serverEnv = { DATABASE_URL: databaseUrl, NODE_ENV: "production", SEED_DEMO_DATA: "false" };
+const validated = await startServerProcess(serverEnv);
+const withValidation: Target = {
+  name: "server",
+  url: validated.baseUrl,
+  pid: validated.child.pid as number,
+  stop: validated.stop,
+};
+log("HTTP latency (fixed rate) per shape");
+const httpResults = [];
+for (const shape of shapes) {
+  const run = await fixedRate(withValidation.url, (i) => shape.http(i), {
+    ratePerSecond: settings.httpRate,
+    count: settings.httpCount,
+    headers,
+  });
+  httpResults.push({
+    id: shape.id,
+    label: shape.label,
+    ...summarize(run.latenciesMs),
+    errors: run.errors,
+    statuses: run.statuses,
+  });
+  log(`  ${shape.id.padEnd(28)} p50 ${summarize(run.latenciesMs).p50} ms  errors ${run.errors}`);
+}
+
+const operations: { name: string; request: (i: number) => HttpRequest }[] = [
+  { name: "list", request: () => ({ method: "GET", path: "/v1/notifications" }) },
+  { name: "search", request: () => ({ method: "GET", path: "/v2/subscribers" }) },
+  { name: "get", request: () => ({ method: "GET", path: `/v1/notifications/${ctx.notificationId}` }) },
+  { name: "patch", request: (shapes.find((shape) => shape.id === "patch.data") as Shape).http },
+];
+const bodies = await captureBodies(withValidation.url, operations);
+const bodiesFile = `${os.tmpdir()}/bench-bodies-${process.pid}.json`;
+writeFileSync(bodiesFile, JSON.stringify(bodies));
+const targets: Target[] = [
+  withValidation,
+  await startScript("no validation", "bench/server-without-validation.ts", [], serverEnv, "API"),
+  await startScript("raw node:http", "bench/raw-server.ts", [bodiesFile], {}, "RAW"),
+  await (async () => {
+    const prism = await startMock();
+    return { name: "Prism mock", url: prism.url, pid: prism.child.pid as number, stop: prism.stop };
+  })(),
+];
+log(
+  `Throughput (closed loop, ${settings.connections} connections, ${settings.seconds} s, ${settings.repetitions} repetitions)`,
+);
+const throughput = [];
+for (const operation of operations) {
+  const runs: Record<string, number[]> = Object.fromEntries(targets.map((target) => [target.name, []]));
+  const failures: Record<string, number> = Object.fromEntries(targets.map((target) => [target.name, 0]));
+  for (let repetition = 0; repetition < settings.repetitions; repetition++) {
+    // Interleaved, so that a noisy moment on the machine hits every target alike.
+    for (const target of targets) {
+      const run = await closedLoop(target.url, operation.request, {
+        connections: settings.connections,
+        seconds: settings.seconds,
+        headers,
+      });
+      runs[target.name]?.push(Math.round(run.requestsPerSecond));
+      failures[target.name] = (failures[target.name] ?? 0) + run.non2xx + run.errors;
+    }
+  }
+  const medians = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, median(list)]));
+  throughput.push({ operation: operation.name, runs, medians, failures });
+  log(
+    `  ${operation.name.padEnd(8)} ${Object.entries(medians)
+      .map(([name, value]) => `${name} ${value}/s`)
+      .join("  ")}`,
+  );
+}
+for (const target of targets) await target.stop();
+
+const results: BenchResults = {
+  startedAt: startedAt.toISOString(),
+  finishedAt: new Date().toISOString(),
+  quick,
+  machine: {
+    cpu: os.cpus()[0]?.model ?? "unknown",
+    cores: os.cpus().length,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    os: `${os.type()} ${os.release()}`,
+  },
+  node: process.version,
+  database: server,
+  context: { ...ctx, subscriberIds: ctx.subscriberIds.length },
+  settings,
+  store: storeResults,
+  pglite,
+  http: httpResults,
+  throughput,
+  targets: [],
+};
+results.targets = evaluateTargets(results);
+mkdirSync(`${values.out}/results`, { recursive: true });
+const file = `${values.out}/results/${startedAt.toISOString().slice(0, 10)}${quick ? "-quick" : ""}.json`;
+writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+if (!quick) writeFileSync(`${values.out}/RESULTS.md`, renderMarkdown(results, file));
+log(`Wrote ${file}${quick ? "" : ` and ${values.out}/RESULTS.md`}`);
+for (const target of results.targets) log(`  ${target.met ? "met   " : "MISSED"} ${target.name}: ${target.measured}`);
+process.exit(0);
+
+async function measureStore(store: Store, list: Shape[], withPlans: boolean): Promise<StoreShapeResult[]> {
+  const out: StoreShapeResult[] = [];
+  for (const shape of list) {
+    for (let i = 0; i < Math.min(20, settings.iterations); i++) await shape.store(store, i);
+    const samples: number[] = [];
+    for (let i = 0; i < settings.iterations; i++) {
+      const began = performance.now();
+      await shape.store(store, 1000 + i);
+      samples.push(performance.now() - began);
+    }
+    const plans = withPlans ? await explain(store.db, await capture.during(() => shape.store(store, 100_000))) : [];
+    const summary = summarize(samples);
+    out.push({ id: shape.id, label: shape.label, ...summary, plans });
+    log(
+      `  store ${shape.id.padEnd(28)} p50 ${summary.p50} p99 ${summary.p99} ms ${plans.map((plan) => plan.indexes.join("+") || plan.seqScans.map((s) => `SEQ ${s}`).join("+")).join(" | ")}`,
+    );
+  }
+  return out;
+}
+
+async function describeDatabase(store: Store) {
+  const row = (
+    await sql<{ version: string; shared_buffers: string; subscribers_mb: number; notifications_mb: number }>`
+      SELECT version(), current_setting('shared_buffers') AS shared_buffers,
+        (pg_total_relation_size('subscribers') / 1048576)::int AS subscribers_mb,
+        (pg_total_relation_size('notifications') / 1048576)::int AS notifications_mb`.execute(store.db)
+  ).rows[0];
+  const counts = (
+    await sql<{ subscribers: number; notifications: number }>`
+      SELECT (SELECT count(*)::int FROM subscribers) AS subscribers, (SELECT count(*)::int FROM notifications) AS notifications`.execute(
+      store.db,
+    )
+  ).rows[0];
+  return {
+    version: row?.version.split(" on ")[0] ?? "unknown",
+    sharedBuffers: row?.shared_buffers ?? "unknown",
+    totalSubscribers: counts?.subscribers ?? 0,
+    totalNotifications: counts?.notifications ?? 0,
+    subscribersMb: row?.subscribers_mb ?? 0,
+    notificationsMb: row?.notifications_mb ?? 0,
+  };
+}
+
+/** One real answer per operation, for the raw node:http ceiling to send back. */
+async function captureBodies(
+  baseUrl: string,
+  list: { name: string; request: (i: number) => HttpRequest }[],
+): Promise<Record<string, string>> {
+  const bodies: Record<string, string> = {};
+  for (const operation of list) {
+    const { method, path, body, headers: extra } = operation.request(0);
+    const response = await fetch(`${baseUrl}${path}`, { method, body, headers: { ...headers, ...extra } });
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}`);
+    // Requests with an id in the path are told apart from the collection by the trailing slash.
+    const prefix = operation.name === "get" || operation.name === "patch" ? path.replace(/[^/]+$/, "") : path;
+    bodies[`${method} ${prefix}`] = await response.text();
+  }
+  return bodies;
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { KeyCache } from "../../server/key-cache.js";
+import type { Environment } from "../../server/store/access.js";
+
+const environment = (name: string): Environment => ({
+  environmentId: name.padEnd(24, "0"),
+  organizationId: "o".padEnd(24, "0"),
+  name,
+  retentionDays: null,
+});
+
+describe("API key cache", () => {
+  it("looks a key up once per TTL, and again after it", async () => {
+    let now = 0;
+    let lookups = 0;
+    const cache = new KeyCache(30_000, 100, () => now);
+    const load = async () => {
+      lookups++;
+      return environment(`env${lookups}`);
+    };
+    expect((await cache.get("a", load))?.name).toBe("env1");
+    now = 29_999;
+    expect((await cache.get("a", load))?.name).toBe("env1");
+    expect(lookups).toBe(1);
+    now = 30_000;
+    expect((await cache.get("a", load))?.name).toBe("env2");
+    expect(lookups).toBe(2);
+  });
+
+  it("never remembers an unknown key, so a key created a moment later works at once", async () => {
+    let known = false;
+    const cache = new KeyCache(30_000);
+    const load = async () => (known ? environment("new") : undefined);
+    expect(await cache.get("k", load)).toBeUndefined();
+    known = true;
+    expect((await cache.get("k", load))?.name).toBe("new");
+  });
+
+  it("holds at most maxEntries keys, dropping the oldest", async () => {
+    let lookups = 0;
+    const cache = new KeyCache(60_000, 2);
+    const load = async () => {
+      lookups++;
+      return environment("e");
+    };
+    await cache.get("a", load);
+    await cache.get("b", load);
+    await cache.get("c", load);
+    expect(lookups).toBe(3);
+    await cache.get("c", load);
+    await cache.get("b", load);
+    expect(lookups).toBe(3);
+    await cache.get("a", load);
+    expect(lookups).toBe(4);
+  });
+
+  it("with a TTL of 0 looks up every time", async () => {
+    let lookups = 0;
+    const cache = new KeyCache(0);
+    const load = async () => {
+      lookups++;
+      return environment("e");
+    };
+    await cache.get("a", load);
+    await cache.get("a", load);
+    expect(lookups).toBe(2);
+  });
+});
