@@ -5,6 +5,8 @@ export interface Config {
   host: string;
   /** PostgreSQL connection string; when unset, PGlite runs in-process. */
   databaseUrl: string | undefined;
+  /** PostgreSQL read replica for searches, lists and gets; writes stay on databaseUrl. */
+  databaseReadUrl: string | undefined;
   /** PGlite only: keep the database in this directory; when unset, in memory. */
   dataDir: string | undefined;
   /** PostgreSQL only: connections per process. */
@@ -63,6 +65,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, "PORT", 3000, 0, 65535),
     host: env.HOST || "127.0.0.1",
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseReadUrl: env.DATABASE_READ_URL || undefined,
     dataDir: env.DATA_DIR || undefined,
     poolSize: integer(env, "DATABASE_POOL_SIZE", 10, 1, 1000),
     seedDemoData: boolean(env, "SEED_DEMO_DATA", true),

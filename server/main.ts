@@ -12,6 +12,7 @@ const config = loadConfig();
 const logger = pino({ level: config.logLevel });
 const opened = await openStore({
   databaseUrl: config.databaseUrl,
+  readDatabaseUrl: config.databaseReadUrl,
   dataDir: config.dataDir,
   poolSize: config.poolSize,
   totalCountCap: config.totalCountCap,

@@ -1,7 +1,8 @@
 /**
  * Runs once before the test files. Unless TEST_DATABASE_URL names a PostgreSQL server already, starts a private
  * cluster with scripts/postgres.sh (when PostgreSQL server binaries are installed) so that every store and HTTP test
- * runs on PostgreSQL as well as PGlite. CI (CI=true) insists on PostgreSQL. TEST_POSTGRES=off skips it.
+ * runs on PostgreSQL as well as PGlite, and a streaming read replica of it (TEST_REPLICA_URL). CI (CI=true) insists
+ * on PostgreSQL. TEST_POSTGRES=off skips it.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
@@ -22,7 +23,10 @@ export default function setup(): (() => void) | undefined {
     return undefined;
   }
   process.env.TEST_DATABASE_URL = execFileSync(script, ["start"], { encoding: "utf8" }).trim();
+  // A fresh streaming replica of that cluster, for the read-replica tests (test/scale/replica.test.ts).
+  process.env.TEST_REPLICA_URL = execFileSync(script, ["replica-reset"], { encoding: "utf8" }).trim();
   return () => {
+    execFileSync(script, ["replica-stop"]);
     execFileSync(script, ["stop"]);
   };
 }

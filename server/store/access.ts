@@ -32,7 +32,11 @@ function toEnvironment(row: EnvironmentRow): Environment {
 }
 
 export class AccessStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** `reads` (a read replica when there is one) answers key lookups; a key it does not know yet is asked of `db`. */
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly reads: Kysely<Database> = db,
+  ) {}
 
   /** Looks a key up by its SHA-256 hash (the key itself is never stored). */
   environmentForKey(key: string): Promise<Environment | undefined> {
@@ -40,7 +44,13 @@ export class AccessStore {
   }
 
   async environmentForKeyHash(keyHash: string): Promise<Environment | undefined> {
-    const row = await this.db
+    const found = await this.lookUpKeyHash(this.reads, keyHash);
+    // A key created a moment ago may not have reached the replica yet.
+    return found ?? (this.reads === this.db ? undefined : this.lookUpKeyHash(this.db, keyHash));
+  }
+
+  private async lookUpKeyHash(db: Kysely<Database>, keyHash: string): Promise<Environment | undefined> {
+    const row = await db
       .selectFrom("api_keys")
       .innerJoin("environments", "environments.id", "api_keys.environment_id")
       .select(["environments.id", "environments.organization_id", "environments.name", "environments.retention_days"])

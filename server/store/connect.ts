@@ -10,6 +10,11 @@ export type DriverName = "pglite" | "postgres";
 export interface ConnectOptions {
   /** A PostgreSQL connection string; when absent, PGlite runs in this process. */
   databaseUrl?: string | undefined;
+  /**
+   * PostgreSQL only: a read replica (streaming replication) for the queries that only read; writes stay on
+   * `databaseUrl`. Replicas lag a little: a read right after a write may not see it yet.
+   */
+  readDatabaseUrl?: string | undefined;
   /** PGlite only: a directory to keep the database in; when absent, it lives in memory. */
   dataDir?: string | undefined;
   /** PostgreSQL only: the most connections one process opens. */
@@ -25,6 +30,8 @@ export interface ConnectOptions {
 
 export interface Connection {
   db: Kysely<Database>;
+  /** The read replica's connection, when one is configured. */
+  readDb?: Kysely<Database> | undefined;
   driver: DriverName;
   /** Where the data lives, for the start-up message (the password of a URL is masked). */
   location: string;
@@ -32,15 +39,22 @@ export interface Connection {
 
 // timestamptz and jsonb come back as Date and objects from both drivers; int8 (count) is cast in SQL.
 export async function connect(options: ConnectOptions): Promise<Connection> {
+  if (options.readDatabaseUrl && !options.databaseUrl) {
+    throw new Error("DATABASE_READ_URL needs DATABASE_URL: a read replica serves a PostgreSQL primary");
+  }
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
-    pool.on("error", (error) => options.onIdleConnectionError?.(error));
-    const url = new URL(options.databaseUrl);
-    if (url.password) url.password = "***";
+    const kysely = (connectionString: string) => {
+      const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10 });
+      pool.on("error", (error) => options.onIdleConnectionError?.(error));
+      return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: options.log });
+    };
     return {
-      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: options.log }),
+      db: kysely(options.databaseUrl),
+      readDb: options.readDatabaseUrl ? kysely(options.readDatabaseUrl) : undefined,
       driver: "postgres",
-      location: url.toString(),
+      location:
+        masked(options.databaseUrl) +
+        (options.readDatabaseUrl ? `, reads from ${masked(options.readDatabaseUrl)}` : ""),
     };
   }
   const pglite = await PGlite.create(options.dataDir ?? "memory://", { extensions: { pg_trgm } });
@@ -49,4 +63,11 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
     driver: "pglite",
     location: options.dataDir ? `PGlite in ${options.dataDir}` : "PGlite in memory",
   };
+}
+
+/** The URL with its password hidden, for logs and the start-up message. */
+function masked(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  if (url.password) url.password = "***";
+  return url.toString();
 }

@@ -19,13 +19,18 @@ export class Store {
   readonly notifications: NotificationStore;
   readonly idempotency: IdempotencyRecordStore;
 
+  /**
+   * `db` is the primary; `readDb` serves the queries that only read (search, list, get, key lookups) and is the
+   * primary too unless a read replica is configured. Writes, and reads inside a transaction, always use the primary.
+   */
   constructor(
     readonly db: Kysely<Database>,
     private readonly options: { totalCountCap: number; rareTermLimit?: number },
+    readonly readDb: Kysely<Database> = db,
   ) {
-    this.access = new AccessStore(db);
-    this.subscribers = new SubscriberStore(db, options.totalCountCap);
-    this.notifications = new NotificationStore(db, options.rareTermLimit);
+    this.access = new AccessStore(db, readDb);
+    this.subscribers = new SubscriberStore(db, options.totalCountCap, readDb);
+    this.notifications = new NotificationStore(readDb, options.rareTermLimit);
     this.idempotency = new IdempotencyRecordStore(db);
   }
 
@@ -44,17 +49,21 @@ export interface OpenedStore {
 
 /** Connects to the database the options name, applies pending migrations, and returns the store. */
 export async function openStore(options: StoreOptions): Promise<OpenedStore> {
-  const { db, driver, location } = await connect(options);
+  const { db, readDb, driver, location } = await connect(options);
+  const close = async () => {
+    await db.destroy();
+    if (readDb) await readDb.destroy();
+  };
   try {
     await migrate(db);
   } catch (error) {
-    await db.destroy();
+    await close();
     throw error;
   }
   return {
-    store: new Store(db, { totalCountCap: options.totalCountCap }),
+    store: new Store(db, { totalCountCap: options.totalCountCap }, readDb),
     driver,
     location,
-    close: () => db.destroy(),
+    close,
   };
 }

@@ -70,9 +70,11 @@ export function toSubscriber(row: Row): Subscriber {
 }
 
 export class SubscriberStore {
+  /** `reads` serves search (a read replica when there is one); `db` (the primary) serves patch and its reads. */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly totalCountCap: number,
+    private readonly reads: Kysely<Database> = db,
   ) {}
 
   /** One page of a cursor walk in (orderBy, _id) order, with the filter's total count (capped). */
@@ -90,7 +92,7 @@ export class SubscriberStore {
     const keyOf = (row: { id: string }) => [(row as Record<string, unknown>)[column], row.id] as const;
     let cursorKey: readonly [unknown, string] | undefined;
     if (cursorId) {
-      const cursor = await this.db
+      const cursor = await this.reads
         .selectFrom("subscribers")
         .select(["id", column])
         .where("environment_id", "=", environmentId)
@@ -103,7 +105,7 @@ export class SubscriberStore {
 
     const forward = query.before === undefined;
     const direction = forward === ascending ? "asc" : "desc";
-    let page = this.db
+    let page = this.reads
       .selectFrom("subscribers")
       .selectAll()
       .where(matching)
@@ -120,7 +122,7 @@ export class SubscriberStore {
     if (!forward) items.reverse();
 
     const exists = async (key: readonly [unknown, string], onward: boolean) =>
-      (await this.db
+      (await this.reads
         .selectFrom("subscribers")
         .select("id")
         .where(matching)
@@ -149,20 +151,23 @@ export class SubscriberStore {
       n > cap ? { totalCount: cap, totalCountCapped: true } : { totalCount: n, totalCountCapped: false };
     const filtered = [query.email, query.phone, query.name, query.subscriberId].some((value) => value !== undefined);
     if (!filtered) {
-      const row = await this.db
+      const row = await this.reads
         .selectFrom("subscriber_counts")
         .select("live")
         .where("environment_id", "=", environmentId)
         .executeTakeFirst();
       return capped(Number(row?.live ?? 0));
     }
-    const limited = this.db
+    const limited = this.reads
       .selectFrom("subscribers")
       .select(sql`1`.as("one"))
       .where((eb) => eb.and(this.filters(eb, environmentId, query)))
       .limit(cap + 1)
       .as("limited");
-    const row = await this.db.selectFrom(limited).select(sql<number>`count(*)::int`.as("n")).executeTakeFirstOrThrow();
+    const row = await this.reads
+      .selectFrom(limited)
+      .select(sql<number>`count(*)::int`.as("n"))
+      .executeTakeFirstOrThrow();
     return capped(row.n);
   }
 
