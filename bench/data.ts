@@ -96,10 +96,11 @@ async function dropSecondaryIndexes(target: Store): Promise<{ name: string; defi
     JOIN pg_class c ON c.oid = i.indexrelid
     JOIN pg_class t ON t.oid = i.indrelid
     WHERE t.relname IN ('subscribers', 'notifications')
-      AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)
+      AND NOT i.indisprimary AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)
     ORDER BY c.relname`.execute(target.db);
   for (const index of found) await sql`DROP INDEX ${sql.id(index.name)}`.execute(target.db);
-  return found;
+  // An index on a partitioned table reads "ON ONLY" (the parent alone); rebuilt, it must cover the partitions too.
+  return found.map((index) => ({ ...index, definition: index.definition.replace(" ON ONLY ", " ON ") }));
 }
 
 function progressBar() {

@@ -26,6 +26,11 @@ export interface Config {
   apiKeyCacheSeconds: number;
   /** Notification history an environment may read when it has no retention of its own; undefined: unlimited. */
   defaultRetentionDays: number | undefined;
+  /**
+   * Notifications older than this many days are deleted, a whole month at a time, by dropping its partition;
+   * undefined keeps everything. Set it at or above every environment's retention.
+   */
+  purgeAfterDays: number | undefined;
   /** Requests per minute and API key; 0 turns rate limiting off. */
   rateLimitPerMinute: number;
   /** How many requests a key may make at once before the per-minute rate applies. */
@@ -78,6 +83,7 @@ export function loadConfig(env: Env = process.env): Config {
     idempotencyTtlSeconds: integer(env, "IDEMPOTENCY_TTL_SECONDS", 24 * 60 * 60, 1),
     apiKeyCacheSeconds: integer(env, "API_KEY_CACHE_SECONDS", 30, 0, 3600),
     defaultRetentionDays: retention === 0 ? undefined : retention,
+    purgeAfterDays: integer(env, "PURGE_AFTER_DAYS", 0, 0) || undefined,
     rateLimitPerMinute: integer(env, "RATE_LIMIT_PER_MINUTE", 0, 0),
     rateLimitBurst: integer(env, "RATE_LIMIT_BURST", integer(env, "RATE_LIMIT_PER_MINUTE", 0, 0), 0),
     corsOrigins: (env.CORS_ORIGINS ?? "")

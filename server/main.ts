@@ -34,15 +34,21 @@ if (config.seedDemoData && (await isEmpty(store))) {
   );
 }
 
+// Housekeeping, now and every ten minutes: expired idempotency records, notification partitions for the months
+// ahead, and (with PURGE_AFTER_DAYS) the months that have fallen out of retention.
 const cleanup = async () => {
   const deleted = await store.idempotency.deleteExpired();
   if (deleted > 0) logger.info({ deleted }, "deleted expired idempotency records");
+  const now = new Date();
+  const created = await store.partitions.ensureAround(now);
+  if (created > 0) logger.info({ created }, "created notification partitions");
+  if (config.purgeAfterDays !== undefined) {
+    const dropped = await store.partitions.dropBefore(new Date(now.getTime() - config.purgeAfterDays * 86_400_000));
+    if (dropped.length > 0) logger.info({ dropped }, "dropped notification partitions past PURGE_AFTER_DAYS");
+  }
 };
 await cleanup();
-const cleanupTimer = setInterval(
-  () => cleanup().catch((err) => logger.error({ err }, "idempotency cleanup failed")),
-  600_000,
-);
+const cleanupTimer = setInterval(() => cleanup().catch((err) => logger.error({ err }, "housekeeping failed")), 600_000);
 cleanupTimer.unref();
 
 const app = createApp({ store, handlers, logger, config });

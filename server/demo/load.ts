@@ -57,7 +57,7 @@ async function writeOverlapped<T>(rows: Iterable<T>, size: number, write: (batch
 }
 
 /** Writes environments, their fixed keys, workflows, subscribers and notifications in one transaction. */
-async function write(store: Store, sources: Source[], options: LoadOptions): Promise<void> {
+async function write(store: Store, sources: Source[], anchor: Date, options: LoadOptions): Promise<void> {
   const size = options.batchSize ?? 2000;
   const totals = {
     subscribers: sources.reduce((sum, source) => sum + source.subscriberCount, 0),
@@ -99,6 +99,8 @@ async function write(store: Store, sources: Source[], options: LoadOptions): Pro
         progress("subscribers", batch.length);
       });
     }
+    // The months the notifications fall in (the generator's window ends at the anchor) need their partitions.
+    await tx.partitions.ensure(new Date(anchor.getTime() - 200 * 86_400_000), anchor);
     for (const source of sources) {
       await writeOverlapped(source.notifications(), size, async (batch) => {
         await insertNotifications(tx.db, batch);
@@ -115,7 +117,7 @@ export async function loadDemo(
   options: LoadOptions = {},
 ): Promise<DemoEnvironmentStream[]> {
   const environments = demoEnvironments(demo);
-  await write(store, environments, options);
+  await write(store, environments, demo.anchor, options);
   return environments;
 }
 
@@ -131,6 +133,7 @@ export async function loadDemoData(store: Store, demo: DemoOptions): Promise<Dem
       subscribers: () => environment.subscribers,
       notifications: () => environment.notifications,
     })),
+    demo.anchor,
     {},
   );
   return environments;

@@ -143,7 +143,10 @@ export class NotificationStore {
     const page = this.pageIds(environmentId, query, await this.rareTerms(environmentId, query));
     const rows = (await (this.db as unknown as Kysely<Tables>)
       .selectFrom(page.as("p"))
-      .innerJoin("notifications as n", "n.id", "p.id")
+      // Both keys, so that each row is looked up in its own month's partition only.
+      .innerJoin("notifications as n", (join) =>
+        join.onRef("n.id", "=", "p.id").onRef("n.created_at", "=", "p.created_at"),
+      )
       .leftJoin("subscribers as s", "s.id", "n.subscriber_id")
       .leftJoin("workflows as w", "w.id", "n.template_id")
       .selectAll("n")

@@ -4,6 +4,7 @@ import { type ConnectOptions, connect, type DriverName } from "./connect.js";
 import { IdempotencyRecordStore } from "./idempotency-records.js";
 import { migrate } from "./migrate.js";
 import { NotificationStore } from "./notifications.js";
+import { NotificationPartitions } from "./partitions.js";
 import type { Database } from "./schema.js";
 import { SubscriberStore } from "./subscribers.js";
 
@@ -18,6 +19,7 @@ export class Store {
   readonly subscribers: SubscriberStore;
   readonly notifications: NotificationStore;
   readonly idempotency: IdempotencyRecordStore;
+  readonly partitions: NotificationPartitions;
 
   /**
    * `db` is the primary; `readDb` serves the queries that only read (search, list, get, key lookups) and is the
@@ -32,6 +34,7 @@ export class Store {
     this.subscribers = new SubscriberStore(db, options.totalCountCap, readDb);
     this.notifications = new NotificationStore(readDb, options.rareTermLimit);
     this.idempotency = new IdempotencyRecordStore(db);
+    this.partitions = new NotificationPartitions(db);
   }
 
   /** Runs the work in one transaction, with a Store bound to it; commits when it returns, rolls back when it throws. */
