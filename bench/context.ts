@@ -34,7 +34,7 @@ export async function benchContext(store: Store, deepRow = 900_000): Promise<Ben
     store.db,
   );
   const { subscribers, notifications } = counted.rows[0] as { subscribers: number; notifications: number };
-  const deepCursorRow = Math.min(deepRow, Math.floor(subscribers * 0.9));
+  const deepCursorRow = Math.min(deepRow, Math.floor(subscribers * 0.97));
   const byIdDescending = (offset: number) =>
     store.db
       .selectFrom("subscribers")

@@ -127,6 +127,9 @@ export class SubscriberStore {
         .select("id")
         .where(matching)
         .where((eb) => beyond(eb, key, onward))
+        // Ordered from the key, so that the sort index answers it (a plain LIMIT 1 may scan the table from its start).
+        .orderBy(column, onward === ascending ? "asc" : "desc")
+        .orderBy("id", onward === ascending ? "asc" : "desc")
         .limit(1)
         .executeTakeFirst()) !== undefined;
 
