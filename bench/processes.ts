@@ -1,9 +1,6 @@
 /** Child processes the benchmark talks to over HTTP: started, waited for until they print their URL, stopped. */
-import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-
-const root = fileURLToPath(new URL("../", import.meta.url));
+import { startTsxProcess } from "../test/support/process.js";
 
 export interface Target {
   name: string;
@@ -20,37 +17,22 @@ export async function startScript(
   env: Record<string, string>,
   prefix: string,
 ): Promise<Target> {
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
-    cwd: root,
-    env: { ...process.env, PORT: "0", LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk) => {
-    output += String(chunk);
-  });
-  child.stderr?.on("data", (chunk) => {
-    output += String(chunk);
-  });
   const pattern = new RegExp(`${prefix}\\s+(http://\\S+)`);
-  const deadline = Date.now() + 120_000;
-  while (!pattern.test(output)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${name} did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { name, url: output.match(pattern)?.[1] as string, pid: child.pid as number, stop: () => stop(child) };
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    const kill = setTimeout(() => child.kill("SIGKILL"), 5000);
-    child.once("exit", () => {
+  const started = await startTsxProcess(script, args, env, (output) => pattern.test(output), 120_000);
+  const { child } = started;
+  return {
+    name,
+    url: started.output().match(pattern)?.[1] as string,
+    pid: child.pid as number,
+    async stop() {
+      if (child.exitCode !== null) return;
+      // SIGTERM first; a process that does not exit within 5 s is killed.
+      const kill = setTimeout(() => child.kill("SIGKILL"), 5000);
+      child.kill("SIGTERM");
+      await started.exited();
       clearTimeout(kill);
-      resolve();
-    });
-    child.kill("SIGTERM");
-  });
+    },
+  };
 }
 
 /** Resident memory of a process, in megabytes. */

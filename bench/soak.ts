@@ -4,9 +4,10 @@
  * Writes bench/results/soak-<timestamp>.json and prints a table.
  */
 import { randomUUID } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { startServerProcess } from "../test/support/process.js";
+import { rssMb } from "./processes.js";
 
 const { values } = parseArgs({
   options: {
@@ -68,11 +69,6 @@ interface Sample {
   p50Ms: number;
   p99Ms: number;
   rssMb: number;
-}
-
-function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+) kB/);
-  return Math.round(Number(line?.[1] ?? 0) / 1024);
 }
 
 const percentile = (sorted: number[], p: number) =>

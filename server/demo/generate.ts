@@ -98,6 +98,9 @@ export interface DemoEnvironment {
   notifications: DemoNotification[];
 }
 
+/** Notifications are created within this many days before the anchor. */
+export const notificationWindowDays = 180;
+
 const defaultEnvironmentShares = [
   { name: "Production", share: 0.8 },
   { name: "Development", share: 0.2 },
@@ -365,7 +368,7 @@ function environmentStream(
       const created =
         n > 0 && faker.number.int(9) === 0
           ? previousNotification
-          : faker.date.between({ from: anchor - 180 * day, to: anchor - 60_000 }).getTime();
+          : faker.date.between({ from: anchor - notificationWindowDays * day, to: anchor - 60_000 }).getTime();
       previousNotification = created;
       const id = objectId(faker, new Date(created));
       const topics: NotificationTopic[] = faker.datatype.boolean(0.25)

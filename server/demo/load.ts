@@ -7,6 +7,7 @@ import {
   type DemoOptions,
   demoEnvironments,
   generateDemoData,
+  notificationWindowDays,
 } from "./generate.js";
 
 export interface LoadProgress {
@@ -99,8 +100,8 @@ async function write(store: Store, sources: Source[], anchor: Date, options: Loa
         progress("subscribers", batch.length);
       });
     }
-    // The months the notifications fall in (the generator's window ends at the anchor) need their partitions.
-    await tx.partitions.ensure(new Date(anchor.getTime() - 200 * 86_400_000), anchor);
+    // The months the notifications fall in need their partitions.
+    await tx.partitions.ensure(new Date(anchor.getTime() - notificationWindowDays * 86_400_000), anchor);
     for (const source of sources) {
       await writeOverlapped(source.notifications(), size, async (batch) => {
         await insertNotifications(tx.db, batch);

@@ -14,9 +14,25 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** `npm start` as a child process with the given environment; resolves once it has printed its URLs and keys. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+export interface TsxProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves when the process has exited (at once if it has). */
+  exited(): Promise<void>;
+}
+
+/**
+ * `tsx <script> ...args` from the project root with PORT=0 and LOG_LEVEL=warn (unless `env` says otherwise);
+ * resolves once its output satisfies `ready`, fails if it exits or takes longer than `timeoutMs` first.
+ */
+export async function startTsxProcess(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: (output: string) => boolean,
+  timeoutMs = 90_000,
+): Promise<TsxProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
     cwd: root,
     env: { ...process.env, PORT: "0", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -28,21 +44,36 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   child.stderr?.on("data", (chunk) => {
     log += String(chunk);
   });
-  const deadline = Date.now() + 90_000;
-  while (!/\n {2}Spec /.test(log) || !/\n\n$/.test(log.slice(log.indexOf("Spec")))) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${log}`);
+  const deadline = Date.now() + timeoutMs;
+  while (!ready(log)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${script} did not start:\n${log}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  return {
+    child,
+    output: () => log,
+    exited: () =>
+      new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve()))),
+  };
+}
+
+/** `npm start` as a child process with the given environment; resolves once it has printed its URLs and keys. */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const { child, output, exited } = await startTsxProcess(
+    "server/main.ts",
+    [],
+    env,
+    (log) => /\n {2}Spec /.test(log) && /\n\n$/.test(log.slice(log.indexOf("Spec"))),
+  );
+  const log = output();
   const keys = Object.fromEntries(
     [...log.matchAll(/^ {2}(Production|Development)\s+([0-9a-f]{32})$/gm)].map((m) => [m[1], m[2]]),
   );
-  const exited = () =>
-    new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve())));
   return {
     child,
     baseUrl: log.match(/API\s+(http:\/\/\S+)/)?.[1] ?? "",
     keys: keys as Record<string, string>,
-    output: () => log,
+    output,
     async crash() {
       child.kill("SIGKILL");
       await exited();
