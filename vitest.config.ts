@@ -1,6 +1,8 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // The workspace packages (`@novu-query/contract`, ...) resolve to their sources through tsconfig.json's `paths`.
+  resolve: { tsconfigPaths: true },
   test: {
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],

@@ -5,7 +5,12 @@
  *   const { data, error } = await api.GET("/v2/subscribers", { params: { query: { limit: 20 } } });
  *   for await (const subscriber of allSubscribers(api, { email: "@example.com" })) { ... }
  */
-import createFetchClient, { type Client, type ClientOptions as FetchOptions } from "openapi-fetch";
+import createFetchClient, {
+  type Client,
+  type ClientOptions as FetchClientOptions,
+  type FetchOptions,
+  type FetchResponse,
+} from "openapi-fetch";
 import type {
   ErrorDto,
   ListNotificationsResponse,
@@ -16,8 +21,10 @@ import type {
   Subscriber,
   ValidationErrorDto,
 } from "../generated/schema.js";
+import { newIdempotencyKey } from "./idempotency-key.js";
 
 export type * from "../generated/schema.js";
+export { newIdempotencyKey } from "./idempotency-key.js";
 
 export interface ClientOptions {
   /** Where the API lives: the reference server, the mock, or any implementation. */
@@ -25,12 +32,32 @@ export interface ClientOptions {
   /** Sent as `Authorization: ApiKey <apiKey>`. */
   apiKey: string;
   /** A fetch of your own (tests, instrumentation). */
-  fetch?: FetchOptions["fetch"];
+  fetch?: FetchClientOptions["fetch"];
   /** Headers sent with every request. */
-  headers?: FetchOptions["headers"];
+  headers?: FetchClientOptions["headers"];
 }
 
-export type ApiClient = Client<paths>;
+/** The paths that have an operation for this method. */
+type PathsWith<Method extends "patch"> = {
+  [Path in keyof paths]: [NonNullable<paths[Path][Method]>] extends [never] ? never : Path;
+}[keyof paths];
+
+/**
+ * openapi-fetch's PATCH takes its options as a type parameter, so TypeScript does not check an object literal for
+ * fields the contract lacks. Ours takes them as a plain parameter: `body: { locale: "en", nope: 1 }` does not compile.
+ */
+type ExactPatch = <Path extends PathsWith<"patch">>(
+  url: Path,
+  init: FetchOptions<NonNullable<paths[Path]["patch"]>>,
+) => Promise<
+  FetchResponse<
+    NonNullable<paths[Path]["patch"]>,
+    FetchOptions<NonNullable<paths[Path]["patch"]>>,
+    `${string}/${string}`
+  >
+>;
+
+export type ApiClient = Omit<Client<paths>, "PATCH"> & { PATCH: ExactPatch };
 
 export type SearchSubscribersQuery = NonNullable<operations["searchSubscribers"]["parameters"]["query"]>;
 export type ListNotificationsQuery = NonNullable<operations["listNotifications"]["parameters"]["query"]>;
@@ -46,7 +73,7 @@ export function createClient(options: ClientOptions): ApiClient {
     onRequest({ request }) {
       request.headers.set("Authorization", `ApiKey ${options.apiKey}`);
       if (request.method === "PATCH" && !request.headers.has("idempotency-key")) {
-        request.headers.set("idempotency-key", globalThis.crypto.randomUUID());
+        request.headers.set("idempotency-key", newIdempotencyKey());
       }
       return request;
     },
@@ -56,12 +83,14 @@ export function createClient(options: ClientOptions): ApiClient {
 
 /** An error answer of the API, thrown by the page iterators. */
 export class ApiRequestError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: ErrorDto | ValidationErrorDto | undefined,
-  ) {
+  readonly status: number;
+  readonly body: ErrorDto | ValidationErrorDto | undefined;
+
+  constructor(status: number, body: ErrorDto | ValidationErrorDto | undefined) {
     super(body?.message ? `${status}: ${body.message}` : `HTTP ${status}`);
     this.name = "ApiRequestError";
+    this.status = status;
+    this.body = body;
   }
 }
 

@@ -1,8 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+/** The bundled spec that Prism serves (in the package: the copy its build places beside the code). */
 export const specFile = fileURLToPath(new URL("../generated/openapi.json", import.meta.url));
-const prismBin = fileURLToPath(new URL("../node_modules/.bin/prism", import.meta.url));
+
+function prismEntry(): string {
+  const manifest = createRequire(import.meta.url).resolve("@stoplight/prism-cli/package.json");
+  return join(dirname(manifest), "dist", "index.js");
+}
 
 export interface PrismProcess {
   child: ChildProcess;
@@ -12,9 +19,14 @@ export interface PrismProcess {
   stop(): Promise<void>;
 }
 
-/** Starts Prism (`mock` or `proxy`) on the bundled spec and resolves once it listens. */
+/**
+ * Starts Prism (`mock` or `proxy`) on the bundled spec, under the Node that runs this code, and resolves once it
+ * listens.
+ */
 export async function startPrism(args: string[], port: number, host = "127.0.0.1"): Promise<PrismProcess> {
-  const child = spawn(prismBin, [...args, "-h", host, "-p", String(port)], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [prismEntry(), ...args, "-h", host, "-p", String(port)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let log = "";
   child.stdout?.on("data", (chunk) => {
     log += String(chunk);
@@ -41,4 +53,23 @@ export async function startPrism(args: string[], port: number, host = "127.0.0.1
         child.kill("SIGTERM");
       }),
   };
+}
+
+/** The static mock (named examples, or `dynamic` data from the schemas) on the given port. */
+export function startMock(options: { port: number; host?: string; dynamic?: boolean }): Promise<PrismProcess> {
+  return startPrism(["mock", specFile, ...(options.dynamic ? ["--dynamic"] : [])], options.port, options.host);
+}
+
+/** A validating proxy in front of `upstream`; `errors` turns contract violations into error answers. */
+export function startProxy(options: {
+  upstream: string;
+  port: number;
+  host?: string;
+  errors?: boolean;
+}): Promise<PrismProcess> {
+  return startPrism(
+    ["proxy", specFile, options.upstream, ...(options.errors ? ["--errors"] : [])],
+    options.port,
+    options.host,
+  );
 }

@@ -12,7 +12,6 @@ export function runCli(tool: string, args: string[]): void {
     });
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
-    process.stderr.write(`${tool} ${args.join(" ")} failed:\n${stdout ?? ""}${stderr ?? ""}\n`);
-    throw error;
+    throw new Error(`${tool} ${args.join(" ")} failed:\n${stdout ?? ""}${stderr ?? ""}`);
   }
 }

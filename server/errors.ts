@@ -28,13 +28,15 @@ export type FieldErrors = Record<string, ConstraintValidation>;
 
 /** The one error type: everything that answers with an error throws one of these (or lets the middleware map it). */
 export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly fieldErrors?: FieldErrors,
-    readonly headers: Record<string, string> = {},
-  ) {
+  readonly status: number;
+  readonly fieldErrors?: FieldErrors;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, message: string, fieldErrors?: FieldErrors, headers: Record<string, string> = {}) {
     super(message);
+    this.status = status;
+    this.fieldErrors = fieldErrors;
+    this.headers = headers;
     this.name = "ApiError";
   }
 

@@ -8,11 +8,15 @@ import type { Environment } from "./store/access.js";
 export class KeyCache {
   private readonly entries = new Map<string, { environment: Environment; expiresAt: number }>();
 
-  constructor(
-    private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly ttlMs: number;
+  private readonly maxEntries: number;
+  private readonly now: () => number;
+
+  constructor(ttlMs: number, maxEntries = 10_000, now: () => number = Date.now) {
+    this.ttlMs = ttlMs;
+    this.maxEntries = maxEntries;
+    this.now = now;
+  }
 
   /** The cached environment, or what `load` finds (cached when found). With a TTL of 0, always `load`. */
   async get(keyHash: string, load: () => Promise<Environment | undefined>): Promise<Environment | undefined> {

@@ -1,103 +1,113 @@
 import type { AddressInfo } from "node:net";
 import pino from "pino";
 import { createApp } from "./app.js";
-import { loadConfig } from "./config.js";
+import type { Config } from "./config.js";
 import { defaultDemoOptions, demoApiKey } from "./demo/generate.js";
 import { isEmpty, loadDemo } from "./demo/load.js";
 import { handlers } from "./handlers/index.js";
 import { createHttpServer } from "./http-server.js";
 import { openStore } from "./store/store.js";
 
-const config = loadConfig();
-const logger = pino({ level: config.logLevel });
-const opened = await openStore({
-  databaseUrl: config.databaseUrl,
-  readDatabaseUrl: config.databaseReadUrl,
-  dataDir: config.dataDir,
-  poolSize: config.poolSize,
-  totalCountCap: config.totalCountCap,
-  onIdleConnectionError: (err) => logger.warn({ err }, "an idle database connection was closed; it will be reopened"),
-});
-const { store } = opened;
-
-const demoOptions = {
-  ...defaultDemoOptions,
-  subscribers: config.demoSubscribers,
-  notifications: config.demoNotifications,
-};
-if (config.seedDemoData && (await isEmpty(store))) {
-  const started = Date.now();
-  await loadDemo(store, demoOptions);
-  logger.info(
-    { subscribers: demoOptions.subscribers, notifications: demoOptions.notifications, ms: Date.now() - started },
-    "loaded demo data",
-  );
-}
-
-// Housekeeping, now and every ten minutes: expired idempotency records, notification partitions for the months
-// ahead, and (with PURGE_AFTER_DAYS) the months that have fallen out of retention.
-const cleanup = async () => {
-  const deleted = await store.idempotency.deleteExpired();
-  if (deleted > 0) logger.info({ deleted }, "deleted expired idempotency records");
-  const now = new Date();
-  const created = await store.partitions.ensureAround(now);
-  if (created > 0) logger.info({ created }, "created notification partitions");
-  if (config.purgeAfterDays !== undefined) {
-    const dropped = await store.partitions.dropBefore(new Date(now.getTime() - config.purgeAfterDays * 86_400_000));
-    if (dropped.length > 0) logger.info({ dropped }, "dropped notification partitions past PURGE_AFTER_DAYS");
-  }
-};
-await cleanup();
-const cleanupTimer = setInterval(() => cleanup().catch((err) => logger.error({ err }, "housekeeping failed")), 600_000);
-cleanupTimer.unref();
-
-const app = createApp({ store, handlers, logger, config });
-const server = createHttpServer(app, config, logger).listen(config.port, config.host);
-await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));
-const { port } = server.address() as AddressInfo;
-const base = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${port}`;
-
-const demoKeys: string[] = [];
-for (const name of ["Production", "Development"]) {
-  const key = demoApiKey(demoOptions.seed, name);
-  if (await store.access.environmentForKey(key)) demoKeys.push(`  ${name.padEnd(12)} ${key}`);
-}
-const lines = [
-  "",
-  `Notification query API (reference server) on ${opened.location}`,
-  `  API        ${base}`,
-  `  Docs       ${base}/docs`,
-  `  Spec       ${base}/openapi.json`,
-  ...(demoKeys.length ? ["Demo API keys (send as `Authorization: ApiKey <key>`):", ...demoKeys] : []),
-  ...(demoKeys[0]
-    ? [
-        "Try:",
-        `  curl -H "Authorization: ApiKey ${demoKeys[0].trim().split(/\s+/)[1]}" "${base}/v1/notifications?limit=2"`,
-      ]
-    : []),
-  "",
-];
-process.stdout.write(`${lines.join("\n")}\n`);
-
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, "shutting down: finishing requests in flight");
-  const force = setTimeout(() => {
-    logger.warn("requests still in flight after 10 s; closing anyway");
-    server.closeAllConnections();
-  }, 10_000);
-  force.unref();
-  // Connections that finish their request while we drain go idle; close them as they do.
-  const drain = setInterval(() => server.closeIdleConnections(), 50);
-  server.close(async () => {
-    clearInterval(drain);
-    clearInterval(cleanupTimer);
-    await opened.close();
-    logger.info("stopped");
-    process.exit(0);
+/**
+ * Runs the reference server until SIGTERM or SIGINT: opens the store, loads the demo data into an empty one, listens,
+ * and prints the URLs and the demo keys.
+ */
+export async function runServer(config: Config): Promise<void> {
+  const logger = pino({ level: config.logLevel });
+  const opened = await openStore({
+    databaseUrl: config.databaseUrl,
+    readDatabaseUrl: config.databaseReadUrl,
+    dataDir: config.dataDir,
+    poolSize: config.poolSize,
+    totalCountCap: config.totalCountCap,
+    onIdleConnectionError: (err) => logger.warn({ err }, "an idle database connection was closed; it will be reopened"),
   });
+  const { store } = opened;
+
+  const demoOptions = {
+    ...defaultDemoOptions,
+    subscribers: config.demoSubscribers,
+    notifications: config.demoNotifications,
+  };
+  if (config.seedDemoData && (await isEmpty(store))) {
+    const started = Date.now();
+    await loadDemo(store, demoOptions);
+    logger.info(
+      { subscribers: demoOptions.subscribers, notifications: demoOptions.notifications, ms: Date.now() - started },
+      "loaded demo data",
+    );
+  }
+
+  // Housekeeping, now and every ten minutes: expired idempotency records, notification partitions for the months
+  // ahead, and (with PURGE_AFTER_DAYS) the months that have fallen out of retention.
+  const cleanup = async () => {
+    const deleted = await store.idempotency.deleteExpired();
+    if (deleted > 0) logger.info({ deleted }, "deleted expired idempotency records");
+    const now = new Date();
+    const created = await store.partitions.ensureAround(now);
+    if (created > 0) logger.info({ created }, "created notification partitions");
+    if (config.purgeAfterDays !== undefined) {
+      const dropped = await store.partitions.dropBefore(new Date(now.getTime() - config.purgeAfterDays * 86_400_000));
+      if (dropped.length > 0) logger.info({ dropped }, "dropped notification partitions past PURGE_AFTER_DAYS");
+    }
+  };
+  await cleanup();
+  const cleanupTimer = setInterval(
+    () => cleanup().catch((err) => logger.error({ err }, "housekeeping failed")),
+    600_000,
+  );
+  cleanupTimer.unref();
+
+  const app = createApp({ store, handlers, logger, config });
+  const server = createHttpServer(app, config, logger).listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));
+  const { port } = server.address() as AddressInfo;
+  const base = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${port}`;
+
+  const demoKeys: { name: string; key: string }[] = [];
+  for (const name of ["Production", "Development"]) {
+    const key = demoApiKey(demoOptions.seed, name);
+    if (await store.access.environmentForKey(key)) demoKeys.push({ name, key });
+  }
+  const lines = [
+    "",
+    `Notification query API (reference server) on ${opened.location}`,
+    `  API        ${base}`,
+    `  Docs       ${base}/docs`,
+    `  Spec       ${base}/openapi.json`,
+    ...(demoKeys.length
+      ? [
+          "Demo API keys (send as `Authorization: ApiKey <key>`):",
+          ...demoKeys.map(({ name, key }) => `  ${name.padEnd(12)} ${key}`),
+        ]
+      : []),
+    ...(demoKeys[0]
+      ? ["Try:", `  curl -H "Authorization: ApiKey ${demoKeys[0].key}" "${base}/v1/notifications?limit=2"`]
+      : []),
+    "",
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+
+  let stopping = false;
+  async function shutdown(signal: string) {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: finishing requests in flight");
+    const force = setTimeout(() => {
+      logger.warn("requests still in flight after 10 s; closing anyway");
+      server.closeAllConnections();
+    }, 10_000);
+    force.unref();
+    // Connections that finish their request while we drain go idle; close them as they do.
+    const drain = setInterval(() => server.closeIdleConnections(), 50);
+    server.close(async () => {
+      clearInterval(drain);
+      clearInterval(cleanupTimer);
+      await opened.close();
+      logger.info("stopped");
+      process.exit(0);
+    });
+  }
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
 }
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
-process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -21,12 +21,16 @@ export class TokenBuckets {
   private readonly buckets = new Map<string, Bucket>();
   private readonly refillPerMs: number;
 
-  constructor(
-    readonly perMinute: number,
-    readonly burst: number,
-    private readonly now: () => number = Date.now,
-    private readonly maxKeys = 100_000,
-  ) {
+  readonly perMinute: number;
+  readonly burst: number;
+  private readonly now: () => number;
+  private readonly maxKeys: number;
+
+  constructor(perMinute: number, burst: number, now: () => number = Date.now, maxKeys = 100_000) {
+    this.perMinute = perMinute;
+    this.burst = burst;
+    this.now = now;
+    this.maxKeys = maxKeys;
     this.refillPerMs = perMinute / 60_000;
   }
 

@@ -1,12 +1,12 @@
 /**
- * Creates API keys. Usage: npm run keys -- create --environment <name> [--retention-days <days>]
+ * Creates API keys. Usage: novu-query-server keys create --environment <name> [--retention-days <days>]
  * Uses the same DATABASE_URL / DATA_DIR as the server; the key is printed once and only its hash is stored.
  */
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config.js";
 import { openStore } from "../store/store.js";
 
-const usage = "Usage: npm run keys -- create --environment <name> [--retention-days <days>]";
+const usage = "Usage: novu-query-server keys create --environment <name> [--retention-days <days>]";
 
 export async function runKeysCommand(argv: string[], env: Record<string, string | undefined>): Promise<string> {
   const { positionals, values } = parseArgs({
@@ -36,18 +36,5 @@ export async function runKeysCommand(argv: string[], env: Record<string, string 
     return await opened.store.access.createApiKey(environment.environmentId);
   } finally {
     await opened.close();
-  }
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  try {
-    const key = await runKeysCommand(process.argv.slice(2), process.env);
-    process.stdout.write(`${key}\n`);
-    process.stderr.write(
-      "Keep this key: it is not stored and cannot be shown again. Send it as `Authorization: ApiKey <key>`.\n",
-    );
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n`);
-    process.exitCode = 1;
   }
 }

@@ -32,11 +32,14 @@ function toEnvironment(row: EnvironmentRow): Environment {
 }
 
 export class AccessStore {
+  private readonly db: Kysely<Database>;
+  private readonly reads: Kysely<Database>;
+
   /** `reads` (a read replica when there is one) answers key lookups; a key it does not know yet is asked of `db`. */
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly reads: Kysely<Database> = db,
-  ) {}
+  constructor(db: Kysely<Database>, reads: Kysely<Database> = db) {
+    this.db = db;
+    this.reads = reads;
+  }
 
   /** Looks a key up by its SHA-256 hash (the key itself is never stored). */
   environmentForKey(key: string): Promise<Environment | undefined> {

@@ -9,7 +9,11 @@ export interface StoredResponse {
 }
 
 export class IdempotencyRecordStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly db: Kysely<Database>;
+
+  constructor(db: Kysely<Database>) {
+    this.db = db;
+  }
 
   /**
    * Takes the key's lock for the rest of the current transaction, or reports that another transaction holds it

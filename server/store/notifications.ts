@@ -119,10 +119,13 @@ const joinedColumns = [
 ] as const;
 
 export class NotificationStore {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly rareTermLimit = defaultRareTermLimit,
-  ) {}
+  private readonly db: Kysely<Database>;
+  private readonly rareTermLimit: number;
+
+  constructor(db: Kysely<Database>, rareTermLimit = defaultRareTermLimit) {
+    this.db = db;
+    this.rareTermLimit = rareTermLimit;
+  }
 
   /** A notification row with what the answer shows of its subscriber and workflow. */
   private joined() {

@@ -3,7 +3,11 @@ import type { Database } from "./schema.js";
 
 /** The monthly partitions of `notifications` (migration 003): made ahead of the rows, dropped for retention. */
 export class NotificationPartitions {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly db: Kysely<Database>;
+
+  constructor(db: Kysely<Database>) {
+    this.db = db;
+  }
 
   /** Creates the partitions for every month from `from` to `to`; returns how many were new. */
   async ensure(from: Date, to: Date): Promise<number> {

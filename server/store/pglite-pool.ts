@@ -16,7 +16,11 @@ function commandOf(sql: string): Command {
 export class PGlitePool implements PostgresPool {
   private tail: Promise<void> = Promise.resolve();
 
-  constructor(private readonly pglite: PGlite) {}
+  private readonly pglite: PGlite;
+
+  constructor(pglite: PGlite) {
+    this.pglite = pglite;
+  }
 
   async connect(): Promise<PostgresPoolClient> {
     let release!: () => void;

@@ -21,15 +21,22 @@ export class Store {
   readonly idempotency: IdempotencyRecordStore;
   readonly partitions: NotificationPartitions;
 
+  readonly db: Kysely<Database>;
+  private readonly options: { totalCountCap: number; rareTermLimit?: number };
+  readonly readDb: Kysely<Database>;
+
   /**
    * `db` is the primary; `readDb` serves the queries that only read (search, list, get, key lookups) and is the
    * primary too unless a read replica is configured. Writes, and reads inside a transaction, always use the primary.
    */
   constructor(
-    readonly db: Kysely<Database>,
-    private readonly options: { totalCountCap: number; rareTermLimit?: number },
-    readonly readDb: Kysely<Database> = db,
+    db: Kysely<Database>,
+    options: { totalCountCap: number; rareTermLimit?: number },
+    readDb: Kysely<Database> = db,
   ) {
+    this.db = db;
+    this.options = options;
+    this.readDb = readDb;
     this.access = new AccessStore(db, readDb);
     this.subscribers = new SubscriberStore(db, options.totalCountCap, readDb);
     this.notifications = new NotificationStore(readDb, options.rareTermLimit);

@@ -70,12 +70,16 @@ export function toSubscriber(row: Row): Subscriber {
 }
 
 export class SubscriberStore {
+  private readonly db: Kysely<Database>;
+  private readonly totalCountCap: number;
+  private readonly reads: Kysely<Database>;
+
   /** `reads` serves search (a read replica when there is one); `db` (the primary) serves patch and its reads. */
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly totalCountCap: number,
-    private readonly reads: Kysely<Database> = db,
-  ) {}
+  constructor(db: Kysely<Database>, totalCountCap: number, reads: Kysely<Database> = db) {
+    this.db = db;
+    this.totalCountCap = totalCountCap;
+    this.reads = reads;
+  }
 
   /** One page of a cursor walk in (orderBy, _id) order, with the filter's total count (capped). */
   async search(environmentId: string, query: SubscriberSearch): Promise<SubscriberPage> {

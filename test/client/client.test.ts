@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   ApiRequestError,
   allNotifications,
   allSubscribers,
   createClient,
   listNotificationPages,
+  newIdempotencyKey,
   searchSubscriberPages,
 } from "../../client/index.js";
 import type { PrismProcess } from "../../mock/prism.js";
@@ -58,6 +59,32 @@ describe("the typed client against the reference server", () => {
     const replay = await api.PATCH("/v2/subscribers/{subscriberId}", chosen);
     expect(seen.at(-1)).toBe("client-chosen-key");
     expect(replay.response.headers.get("idempotency-replay")).toBe("true");
+  });
+
+  it("still sends a PATCH where crypto.randomUUID is missing (plain http on a LAN address)", async () => {
+    const { getRandomValues } = globalThis.crypto;
+    vi.stubGlobal("crypto", { getRandomValues: getRandomValues.bind(globalThis.crypto) });
+    try {
+      expect(globalThis.crypto.randomUUID).toBeUndefined();
+      const seen: (string | null)[] = [];
+      const api = createClient({
+        baseUrl: server.baseUrl,
+        apiKey: server.production.apiKey,
+        fetch: (request) => {
+          seen.push(request.headers.get("idempotency-key"));
+          return fetch(request);
+        },
+      });
+      const target = server.production.subscribers.find((s) => !s.deleted) as { subscriber_id: string };
+      const { response } = await api.PATCH("/v2/subscribers/{subscriberId}", {
+        params: { path: { subscriberId: target.subscriber_id } },
+        body: { lastName: "Insecure origin" },
+      });
+      expect(response.status).toBe(200);
+      expect(seen[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it("walks every subscriber with the cursor iterator", async () => {
@@ -120,5 +147,22 @@ describe("the typed client against the Prism mock", () => {
     let pages = 0;
     for await (const _ of listNotificationPages(api, {})) if (++pages > 3) break;
     expect(pages).toBeGreaterThan(1);
+  });
+});
+
+describe("newIdempotencyKey", () => {
+  it("makes version 4 UUIDs from getRandomValues when randomUUID is missing, all different", () => {
+    const source = { getRandomValues: (array: Uint8Array) => globalThis.crypto.getRandomValues(array) };
+    const keys = Array.from({ length: 1000 }, () => newIdempotencyKey(source));
+    for (const key of keys)
+      expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it("sets the version and variant bits whatever the random bytes are", () => {
+    const ones = { getRandomValues: (array: Uint8Array) => array.fill(0xff) };
+    expect(newIdempotencyKey(ones)).toBe("ffffffff-ffff-4fff-bfff-ffffffffffff");
+    const zeros = { getRandomValues: (array: Uint8Array) => array.fill(0) };
+    expect(newIdempotencyKey(zeros)).toBe("00000000-0000-4000-8000-000000000000");
   });
 });

@@ -1,12 +1,12 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConformanceContext } from "../../conformance/context.js";
+import { rules } from "../../conformance/rules.js";
 import type { PrismProcess } from "../../mock/prism.js";
 import { drivers } from "../support/databases.js";
 import { startMock } from "../support/mock.js";
 import { startTestServer, type TestServer } from "../support/server.js";
-import { ConformanceContext } from "./context.js";
-import { rules } from "./rules.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const shapeRules = rules.filter((rule) => rule.level === "shape");
@@ -39,7 +39,7 @@ describe("conformance of the Prism mock (shape rules)", () => {
   });
 });
 
-describe("npm run conformance", () => {
+describe("novu-query-conformance (npm run conformance)", () => {
   let server: TestServer;
   let mock: PrismProcess;
   beforeAll(async () => {
@@ -52,7 +52,7 @@ describe("npm run conformance", () => {
   // Asynchronous: the server under test answers from this very process.
   const run = (...args: string[]) =>
     new Promise<{ status: number | null; stdout: string }>((resolve) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "test/conformance/cli.ts", ...args], { cwd: root });
+      const child = spawn(process.execPath, ["--import", "tsx", "conformance/cli.ts", ...args], { cwd: root });
       let stdout = "";
       child.stdout.on("data", (chunk) => {
         stdout += String(chunk);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSpecAjv, validatorAt } from "../support/ajv.js";
+import { createSpecAjv, validatorAt } from "../../conformance/spec-validator.js";
 import { type JsonObject, listSpecOperations, pointerKey, resolve, spec } from "../support/spec.js";
 
 interface ExampleCase {

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
+import { createSpecAjv, validatorAt } from "../../conformance/spec-validator.js";
 import { type OperationId, operationTable } from "../../generated/operations.js";
-import { createSpecAjv, validatorAt } from "../support/ajv.js";
 import { findOperation, type JsonObject, pointerKey } from "../support/spec.js";
 
 const ajv = createSpecAjv();

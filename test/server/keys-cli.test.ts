@@ -33,7 +33,9 @@ describe("npm run keys -- create", () => {
   });
 
   it("refuses bad arguments and an in-memory database", async () => {
-    await expect(runKeysCommand(["create"], { DATA_DIR: "/tmp/x" })).rejects.toThrow("Usage: npm run keys");
+    await expect(runKeysCommand(["create"], { DATA_DIR: "/tmp/x" })).rejects.toThrow(
+      "Usage: novu-query-server keys create",
+    );
     await expect(runKeysCommand(["create", "--environment", "X", "--retention-days", "soon"], {})).rejects.toThrow(
       "--retention-days must be a whole number",
     );

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSpecAjv, validatorAt } from "../../conformance/spec-validator.js";
 import type { ListNotificationsResponse } from "../../generated/schema.js";
-import { createSpecAjv, validatorAt } from "../support/ajv.js";
 import { json } from "../support/server.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -14,7 +14,7 @@ describe("npm start", () => {
   let demoKey = "";
 
   beforeAll(async () => {
-    child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+    child = spawn(process.execPath, ["--import", "tsx", "server/cli.ts"], {
       cwd: root,
       env: { ...process.env, PORT: "0", DEMO_SUBSCRIBERS: "60", DEMO_NOTIFICATIONS: "120", LOG_LEVEL: "warn" },
       stdio: ["ignore", "pipe", "pipe"],

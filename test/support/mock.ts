@@ -1,5 +1,5 @@
 import { createServer } from "node:net";
-import { type PrismProcess, specFile, startPrism } from "../../mock/prism.js";
+import { type PrismProcess, startMock as startPrismMock } from "../../mock/prism.js";
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -14,5 +14,5 @@ export function freePort(): Promise<number> {
 
 /** The static Prism mock (`npm run mock`) on a free port. */
 export async function startMock(): Promise<PrismProcess> {
-  return startPrism(["mock", specFile], await freePort());
+  return startPrismMock({ port: await freePort() });
 }

@@ -3,6 +3,13 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
+export interface StartedProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves when the process has exited (at once if it has). */
+  exited(): Promise<void>;
+}
+
 export interface ServerProcess {
   child: ChildProcess;
   baseUrl: string;
@@ -14,27 +21,20 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-export interface TsxProcess {
-  child: ChildProcess;
-  output(): string;
-  /** Resolves when the process has exited (at once if it has). */
-  exited(): Promise<void>;
-}
-
 /**
- * `tsx <script> ...args` from the project root with PORT=0 and LOG_LEVEL=warn (unless `env` says otherwise);
- * resolves once its output satisfies `ready`, fails if it exits or takes longer than `timeoutMs` first.
+ * Spawns `command ...args` with PORT=0 and LOG_LEVEL=warn (unless `env` says otherwise); resolves once its output
+ * satisfies `ready`, fails if it exits or takes longer than `timeoutMs` first.
  */
-export async function startTsxProcess(
-  script: string,
+export async function startProcess(
+  command: string,
   args: string[],
-  env: Record<string, string>,
+  options: { cwd?: string; env?: Record<string, string> },
   ready: (output: string) => boolean,
   timeoutMs = 90_000,
-): Promise<TsxProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
-    cwd: root,
-    env: { ...process.env, PORT: "0", LOG_LEVEL: "warn", ...env },
+): Promise<StartedProcess> {
+  const child = spawn(command, args, {
+    cwd: options.cwd ?? root,
+    env: { ...process.env, PORT: "0", LOG_LEVEL: "warn", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let log = "";
@@ -46,7 +46,10 @@ export async function startTsxProcess(
   });
   const deadline = Date.now() + timeoutMs;
   while (!ready(log)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${script} did not start:\n${log}`);
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`${command} ${args.join(" ")} did not start:\n${log}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
@@ -57,14 +60,24 @@ export async function startTsxProcess(
   };
 }
 
-/** `npm start` as a child process with the given environment; resolves once it has printed its URLs and keys. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const { child, output, exited } = await startTsxProcess(
-    "server/main.ts",
-    [],
-    env,
-    (log) => /\n {2}Spec /.test(log) && /\n\n$/.test(log.slice(log.indexOf("Spec"))),
-  );
+/** `tsx <script> ...args` from the project root, as `startProcess` starts a command. */
+export function startTsxProcess(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: (output: string) => boolean,
+  timeoutMs = 90_000,
+): Promise<StartedProcess> {
+  return startProcess(process.execPath, ["--import", "tsx", script, ...args], { env }, ready, timeoutMs);
+}
+
+/** True once the server's start-up banner (URLs, then the demo keys if any) has been printed whole. */
+export function printedServerBanner(log: string): boolean {
+  return /\n {2}Spec /.test(log) && /\n\n$/.test(log.slice(log.indexOf("Spec")));
+}
+
+/** The server process behind a printed banner: its API URL and demo keys. */
+export function serverFromBanner({ child, output, exited }: StartedProcess): ServerProcess {
   const log = output();
   const keys = Object.fromEntries(
     [...log.matchAll(/^ {2}(Production|Development)\s+([0-9a-f]{32})$/gm)].map((m) => [m[1], m[2]]),
@@ -83,4 +96,9 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
       await exited();
     },
   };
+}
+
+/** `npm start` (`server/cli.ts`) as a child process with the given environment; resolves once it has printed its URLs and keys. */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  return serverFromBanner(await startTsxProcess("server/cli.ts", [], env, printedServerBanner));
 }

@@ -1,7 +1,6 @@
 import { AssertionError } from "node:assert";
-import { type ApiClient, createClient } from "../../client/index.js";
-import type { ErrorDto, ValidationErrorDto } from "../../generated/schema.js";
-import { createSpecAjv, validatorAt } from "../support/ajv.js";
+import { type ApiClient, createClient, type ErrorDto, type ValidationErrorDto } from "@novu-query/contract";
+import { createSpecAjv, validatorAt } from "./spec-validator.js";
 
 export type Level = "shape" | "behaviour";
 
@@ -36,9 +35,11 @@ export function checkEqual<T>(actual: T, expected: T, what: string): void {
 
 /** What every rule gets: the typed client, raw HTTP for what the client cannot send, and schema checks. */
 export class ConformanceContext {
+  readonly target: ConformanceTarget;
   readonly client: ApiClient;
 
-  constructor(readonly target: ConformanceTarget) {
+  constructor(target: ConformanceTarget) {
+    this.target = target;
     this.client = createClient({ baseUrl: target.baseUrl, apiKey: target.apiKey });
   }
 

@@ -8,7 +8,7 @@ import type {
   Notification,
   SearchSubscribersResponse,
   Subscriber,
-} from "../../generated/schema.js";
+} from "@novu-query/contract";
 import { type ConformanceContext, check, checkEqual, type Rule } from "./context.js";
 
 type SearchQuery = Record<string, string | number | boolean>;

@@ -1,15 +1,15 @@
+import spec from "@novu-query/contract/openapi.json" with { type: "json" };
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { spec } from "./spec.js";
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
-/** Ajv in the JSON Schema 2020-12 dialect (OpenAPI 3.1's), with the bundled spec loaded as "spec". */
+/** Ajv in the JSON Schema 2020-12 dialect (OpenAPI 3.1's), with the contract's bundled spec loaded as "spec". */
 export function createSpecAjv(): Ajv2020 {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
-  ajv.addSchema(spec, "spec");
+  ajv.addSchema(spec as object, "spec");
   return ajv;
 }
 

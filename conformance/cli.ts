@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+/**
+ * Checks any implementation of the contract, rule by rule.
+ * Usage: novu-query-conformance --base-url http://host:port --api-key KEY [--level shape|behaviour] [--subscriber ID]
+ * Prints one line per rule and exits non-zero when any rule fails.
+ */
+import { parseArgs } from "node:util";
+import type { Level } from "./context.js";
+import { runConformance } from "./run.js";
+
+const usage =
+  "Usage: novu-query-conformance --base-url <url> --api-key <key> [--level shape|behaviour] [--subscriber <subscriberId>]\n";
+
+let values: { "base-url"?: string; "api-key"?: string; level?: string; subscriber?: string };
+try {
+  ({ values } = parseArgs({
+    options: {
+      "base-url": { type: "string" },
+      "api-key": { type: "string" },
+      level: { type: "string", default: "behaviour" },
+      subscriber: { type: "string" },
+    },
+  }));
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n${usage}`);
+  process.exit(2);
+}
+const baseUrl = values["base-url"];
+const apiKey = values["api-key"];
+const level = values.level as Level;
+if (!baseUrl || !apiKey || !["shape", "behaviour"].includes(level)) {
+  process.stderr.write(usage);
+  process.exit(2);
+}
+
+process.stdout.write(`Conformance of ${baseUrl} (${level === "shape" ? "shape rules only" : "all rules"})\n\n`);
+const report = await runConformance({ baseUrl, apiKey, level, subscriberId: values.subscriber }, (result) => {
+  process.stdout.write(
+    result.passed
+      ? `  ✓ ${result.id.padEnd(32)} ${result.text}\n`
+      : `  ✗ ${result.id.padEnd(32)} ${result.text}\n      ${result.reason}\n`,
+  );
+});
+process.stdout.write(`\n${report.passed} passed, ${report.failed} failed\n`);
+process.exitCode = report.failed > 0 ? 1 : 0;

@@ -1,0 +1,42 @@
+import { ConformanceContext, type ConformanceTarget, type Level } from "./context.js";
+import { rules } from "./rules.js";
+
+export interface RuleResult {
+  id: string;
+  text: string;
+  passed: boolean;
+  /** Why the rule failed. */
+  reason?: string;
+}
+
+export interface ConformanceReport {
+  results: RuleResult[];
+  passed: number;
+  failed: number;
+}
+
+/**
+ * Runs the rules of a level against an implementation, one after another (some change state and put it back).
+ * `shape` runs the rules a static mock can pass; `behaviour` (the default) runs all of them.
+ */
+export async function runConformance(
+  target: ConformanceTarget & { level?: Level },
+  onResult: (result: RuleResult) => void = () => {},
+): Promise<ConformanceReport> {
+  const level = target.level ?? "behaviour";
+  const context = new ConformanceContext(target);
+  const results: RuleResult[] = [];
+  for (const rule of rules.filter((candidate) => level === "behaviour" || candidate.level === "shape")) {
+    let result: RuleResult;
+    try {
+      await rule.run(context);
+      result = { id: rule.id, text: rule.text, passed: true };
+    } catch (error) {
+      result = { id: rule.id, text: rule.text, passed: false, reason: (error as Error).message };
+    }
+    results.push(result);
+    onResult(result);
+  }
+  const passed = results.filter((result) => result.passed).length;
+  return { results, passed, failed: results.length - passed };
+}

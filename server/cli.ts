@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+/**
+ * The server package's command.
+ *   novu-query-server                 the reference server; settings from environment variables (README, "Settings")
+ *   novu-query-server mock            the stateful mock: in memory, demo data, port 4011 unless PORT is set
+ *   novu-query-server keys create --environment <name> [--retention-days <days>]
+ */
+import { runKeysCommand } from "./cli/keys.js";
+import { loadConfig } from "./config.js";
+import { runServer } from "./main.js";
+
+const usage = `Usage:
+  novu-query-server            start the reference server (PORT, DATABASE_URL, DATA_DIR, ... from the environment)
+  novu-query-server mock       start the stateful mock: in memory with demo data, on port 4011 unless PORT is set
+  novu-query-server keys create --environment <name> [--retention-days <days>]
+`;
+
+const [command, ...rest] = process.argv.slice(2);
+if (command === undefined || command === "start") {
+  await runServer(loadConfig(process.env));
+} else if (command === "mock") {
+  const { DATABASE_URL: _url, DATABASE_READ_URL: _read, DATA_DIR: _dir, ...env } = process.env;
+  await runServer(loadConfig({ ...env, PORT: env.PORT ?? "4011", SEED_DEMO_DATA: "true" }));
+} else if (command === "keys") {
+  try {
+    const key = await runKeysCommand(rest, process.env);
+    process.stdout.write(`${key}\n`);
+    process.stderr.write(
+      "Keep this key: it is not stored and cannot be shown again. Send it as `Authorization: ApiKey <key>`.\n",
+    );
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exitCode = 1;
+  }
+} else {
+  process.stderr.write(command === "--help" || command === "help" ? usage : `Unknown command "${command}".\n${usage}`);
+  process.exitCode = command === "--help" || command === "help" ? 0 : 2;
+}

@@ -1,0 +1,330 @@
+/**
+ * The packages as another team meets them: built, packed with `npm pack`, installed from the tarballs into apps in a
+ * temporary folder outside this repository (so nothing resolves from our node_modules), and used there through their
+ * commands and exports, under Node 20 and under Node 24 (the current LTS, installed from npm with `npx node@24`).
+ * Needs the npm registry (or a warm npm cache) for the packages' own dependencies and for Node 24.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build as esbuild } from "esbuild";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { workspacePackages } from "../../scripts/packages.js";
+import { freePort } from "../support/mock.js";
+import {
+  printedServerBanner,
+  type ServerProcess,
+  type StartedProcess,
+  serverFromBanner,
+  startProcess,
+} from "../support/process.js";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const bin = (tool: string) => join(root, "node_modules", ".bin", tool);
+const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
+
+/** The budgets of the packaging issue: what installing the contract may cost a frontend app. */
+const budget = { contractTarball: 200_000, contractInstall: 1_000_000, clientBundle: 10_000 };
+
+function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): string {
+  const result = spawnSync(command, args, { cwd, env: { ...process.env, ...env }, encoding: "utf8" });
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(" ")} exited ${result.status}:\n${result.stdout}${result.stderr}`);
+  }
+  return result.stdout;
+}
+
+function folderBytes(dir: string): number {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .reduce((sum, entry) => sum + statSync(join(entry.parentPath, entry.name)).size, 0);
+}
+
+/** The packages npm placed in an app, as its lock file lists them. */
+function installedPackages(app: string): string[] {
+  const lock = JSON.parse(readFileSync(join(app, "node_modules", ".package-lock.json"), "utf8"));
+  return Object.keys(lock.packages)
+    .filter((path) => path.startsWith("node_modules/"))
+    .map((path) => path.replace(/^.*node_modules\//, ""))
+    .sort();
+}
+
+const work = mkdtempSync(join(tmpdir(), "novu-query-packages-"));
+const tarballs: Record<string, string> = {};
+const apps: Record<"contract" | "mock" | "conformance" | "server", string> = {
+  contract: join(work, "frontend-app"),
+  mock: join(work, "mock-app"),
+  conformance: join(work, "conformance-app"),
+  server: join(work, "server-app"),
+};
+const report: string[][] = [];
+
+/** An app folder with a package.json and the given tarballs installed, as `npm install <tarball>` does. */
+function installApp(dir: string, packages: string[]): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name: "app", private: true, type: "module" })}\n`);
+  const files = packages.map((name) => tarballs[name] as string);
+  run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", ...files], dir);
+}
+
+beforeAll(() => {
+  execFileSync(process.execPath, ["--import", "tsx", "scripts/build-packages.ts"], { cwd: root, stdio: "pipe" });
+  const packs = join(work, "tarballs");
+  mkdirSync(packs);
+  for (const pkg of workspacePackages) {
+    const [packed] = JSON.parse(
+      run("npm", ["pack", "--json", "--workspace", pkg.dir, "--pack-destination", packs], root),
+    );
+    tarballs[pkg.name] = join(packs, packed.filename);
+  }
+  installApp(apps.contract, ["@novu-query/contract"]);
+  installApp(apps.mock, ["@novu-query/mock"]);
+  // The conformance package depends on the contract at the same version, which is not on the registry yet.
+  installApp(apps.conformance, ["@novu-query/contract", "@novu-query/conformance"]);
+  installApp(apps.server, ["@novu-query/server"]);
+  for (const pkg of workspacePackages) {
+    const app = apps[pkg.dir === "client" ? "contract" : (pkg.dir as keyof typeof apps)];
+    const packed = statSync(tarballs[pkg.name] as string).size;
+    report.push([
+      pkg.name,
+      kB(packed),
+      String(installedPackages(app).length),
+      kB(folderBytes(join(app, "node_modules"))),
+    ]);
+  }
+}, 600_000);
+
+afterAll(() => {
+  process.stdout.write(
+    `\nPackages as installed from their tarballs (app with only that package, and the contract for conformance):\n${[
+      ["package", "tarball", "installed packages", "installed size"],
+      ...report,
+    ]
+      .map((row) => `  ${row.map((cell, i) => cell.padEnd(i === 0 ? 34 : 20)).join("")}`)
+      .join("\n")}\n`,
+  );
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe("package checks", () => {
+  it.each(workspacePackages.map((pkg) => [pkg.name, pkg.dir]))("publint finds nothing in %s", (_name, dir) => {
+    expect(run(bin("publint"), ["--strict", dir], root)).toContain("All good!");
+  });
+
+  it.each(workspacePackages.map((pkg) => [pkg.name]))("are-the-types-wrong finds nothing in %s", (name) => {
+    // attw exits non-zero on any problem it does not ignore. The contract is dual (ESM and CommonJS) and resolves
+    // under node10 too, so it gets every check (openapi.yaml is data, not a module); the packages of the commands are
+    // ESM-only (documented), which attw's esm-only profile accepts: it ignores node10 and require() resolution.
+    const contract = name === "@novu-query/contract";
+    const args = contract ? ["--exclude-entrypoints", "./openapi.yaml"] : ["--profile", "esm-only"];
+    const { analysis } = JSON.parse(run(bin("attw"), [tarballs[name] as string, ...args, "--format", "json"], root));
+    const problems = analysis.problems as { kind: string; resolutionKind: string }[];
+    if (contract) expect(problems).toEqual([]);
+    else expect(problems.filter((problem) => !["node10", "node16-cjs"].includes(problem.resolutionKind))).toEqual([]);
+    for (const resolutionKind of ["node16-esm", "bundler"]) {
+      expect(analysis.entrypoints["."].resolutions[resolutionKind].resolution.fileName).toMatch(/\.d\.ts$/);
+    }
+  });
+
+  it("installing the contract adds only openapi-fetch and its one dependency, within the size budgets", () => {
+    expect(installedPackages(apps.contract)).toEqual([
+      "@novu-query/contract",
+      "openapi-fetch",
+      "openapi-typescript-helpers",
+    ]);
+    expect(folderBytes(join(apps.contract, "node_modules"))).toBeLessThanOrEqual(budget.contractInstall);
+    expect(statSync(tarballs["@novu-query/contract"] as string).size).toBeLessThanOrEqual(budget.contractTarball);
+  });
+
+  it("ships compiled code, declarations and source maps, and no sources, tests or server code in the contract", () => {
+    const files = readdirSync(join(apps.contract, "node_modules", "@novu-query", "contract"), { recursive: true })
+      .map(String)
+      .filter((file) => !statSync(join(apps.contract, "node_modules", "@novu-query", "contract", file)).isDirectory());
+    expect(files).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json", "dist/openapi.json"]));
+    expect(files).toEqual(expect.arrayContaining(["dist/esm/client/index.js", "dist/esm/client/index.d.ts"]));
+    expect(files).toEqual(expect.arrayContaining(["dist/cjs/client/index.js", "dist/esm/client/index.js.map"]));
+    expect(files.filter((file) => /\.ts$/.test(file) && !/\.d\.ts$/.test(file))).toEqual([]);
+    expect(files.filter((file) => /server|test|bench|docs/.test(file))).toEqual([]);
+  });
+});
+
+describe("the contract package in a TypeScript app", () => {
+  const source = `import { allNotifications, createClient, type Notification } from "@novu-query/contract";
+import type { paths, Subscriber } from "@novu-query/contract/types";
+import { operationTable } from "@novu-query/contract/operations";
+
+const api = createClient({ baseUrl: "http://127.0.0.1:4010", apiKey: "any" });
+export async function firstPage(): Promise<Notification[]> {
+  const { data, error } = await api.GET("/v1/notifications", { params: { query: { channels: ["email"], limit: 2 } } });
+  if (error) throw new Error(error.message);
+  return data.data;
+}
+export async function rename(subscriber: Subscriber): Promise<number | undefined> {
+  const path = { subscriberId: subscriber.subscriberId };
+  // @ts-expect-error \`nope\` is not a field of the PATCH body
+  await api.PATCH("/v2/subscribers/{subscriberId}", { params: { path }, body: { locale: "en", nope: 1 } });
+  const { data } = await api.PATCH("/v2/subscribers/{subscriberId}", { params: { path }, body: { locale: "en_US" } });
+  return data?.__v;
+}
+export const every: AsyncGenerator<Notification> = allNotifications(api, { limit: 50 });
+export const method: "get" = operationTable.listNotifications.method;
+export type Paths = keyof paths;
+`;
+  const strict = { strict: true, erasableSyntaxOnly: true, verbatimModuleSyntax: true, noEmit: true };
+  const settings = {
+    bundler: { module: "ESNext", moduleResolution: "bundler", target: "ES2022", lib: ["ES2022", "DOM"] },
+    nodenext: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2022", "DOM"] },
+    node10: { module: "ESNext", moduleResolution: "node10", target: "ES2022", lib: ["ES2022", "DOM"] },
+  };
+
+  it.each(Object.entries(settings))("type-checks under moduleResolution %s with strict settings", (name, options) => {
+    const dir = join(apps.contract, `typecheck-${name}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "app.ts"), source);
+    const files = ["app.ts"];
+    if (name === "nodenext") {
+      // A CommonJS module of the same app gets the CommonJS declarations.
+      writeFileSync(
+        join(dir, "app-commonjs.cts"),
+        `import type { ApiClient } from "@novu-query/contract";
+declare const require: (id: string) => unknown;
+const { createClient } = require("@novu-query/contract") as typeof import("@novu-query/contract");
+const api: ApiClient = createClient({ baseUrl: "http://127.0.0.1:4010", apiKey: "k" });
+void api.GET("/v2/subscribers", { params: { query: { limit: 2 } } });
+`,
+      );
+      files.push("app-commonjs.cts");
+    }
+    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { ...strict, ...options }, files }));
+    expect(run(bin("tsc"), ["-p", dir], dir)).toBe("");
+  });
+
+  it("bundles for the browser with esbuild: no server code, and the client stays small", async () => {
+    writeFileSync(
+      join(apps.contract, "browser.ts"),
+      `import { createClient } from "@novu-query/contract";\nconst api = createClient({ baseUrl: location.origin, apiKey: "k" });\napi.GET("/v1/notifications").then(({ data }) => console.log(data?.data.length));\n`,
+    );
+    const result = await esbuild({
+      absWorkingDir: apps.contract,
+      entryPoints: ["browser.ts"],
+      bundle: true,
+      minify: true,
+      platform: "browser",
+      format: "esm",
+      write: false,
+      metafile: true,
+      logLevel: "silent",
+    });
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs.filter((input) => /pg|pglite|express|kysely|pino|faker|node:/.test(input))).toEqual([]);
+    expect(inputs.some((input) => input.includes("@novu-query/contract"))).toBe(true);
+    const size = result.outputFiles[0]?.contents.byteLength ?? Number.POSITIVE_INFINITY;
+    report.push(["client browser bundle (minified)", kB(size), "", ""]);
+    expect(size).toBeLessThan(budget.clientBundle);
+  });
+});
+
+/** The Node of this test run (20) and the current LTS from npm. */
+const runtimes: [string, () => string][] = [
+  ["Node 20", () => process.execPath],
+  ["Node 24", () => run("npx", ["-y", "node@24", "-p", "process.execPath"], work, { npm_config_yes: "true" }).trim()],
+];
+
+describe.each(runtimes)("the commands and the client under %s", (runtime, findNode) => {
+  let node: string;
+  let mock: StartedProcess;
+  let mockUrl: string;
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    node = findNode();
+    const port = await freePort();
+    [mock, server] = await Promise.all([
+      startProcess(
+        node,
+        [join(apps.mock, "node_modules", ".bin", "novu-query-mock"), "--port", String(port)],
+        { cwd: apps.mock },
+        (log) => /Mock \(.*\) on http/.test(log),
+      ),
+      startProcess(
+        node,
+        [join(apps.server, "node_modules", ".bin", "novu-query-server")],
+        { cwd: apps.server, env: { DEMO_SUBSCRIBERS: "60", DEMO_NOTIFICATIONS: "150" } },
+        printedServerBanner,
+      ).then(serverFromBanner),
+    ]);
+    mockUrl = `http://127.0.0.1:${port}`;
+  }, 180_000);
+
+  afterAll(async () => {
+    mock?.child.kill("SIGTERM");
+    await Promise.all([mock?.exited(), server?.stop()]);
+  });
+
+  it("runs on the Node it was asked to", () => {
+    expect(run(node, ["--version"], work)).toMatch(runtime === "Node 24" ? /^v24\./ : /^v20\./);
+  });
+
+  it("lists notifications from the mock command with the client, in an ES module app (node app.mjs, no tsx)", () => {
+    writeFileSync(
+      join(apps.contract, "app.mjs"),
+      `import { createClient } from "@novu-query/contract";
+const api = createClient({ baseUrl: process.env.BASE_URL, apiKey: "any" });
+const { data, error } = await api.GET("/v1/notifications", { params: { query: { limit: 2 } } });
+if (error) throw new Error(error.message);
+console.log(JSON.stringify({ ids: data.data.map((n) => n._id), hasMore: data.hasMore }));
+`,
+    );
+    const printed = JSON.parse(run(node, ["app.mjs"], apps.contract, { BASE_URL: mockUrl }));
+    expect(printed.ids.length).toBeGreaterThan(0);
+    for (const id of printed.ids) expect(id).toMatch(/^[0-9a-f]{24}$/);
+  });
+
+  it("works from CommonJS too (require)", () => {
+    writeFileSync(
+      join(apps.contract, "app.cjs"),
+      `const { createClient, allNotifications } = require("@novu-query/contract");
+const { operationTable } = require("@novu-query/contract/operations");
+const spec = require("@novu-query/contract/openapi.json");
+(async () => {
+  const api = createClient({ baseUrl: process.env.BASE_URL, apiKey: process.env.API_KEY });
+  let count = 0;
+  for await (const notification of allNotifications(api, { limit: 50 })) count += notification._id ? 1 : 0;
+  console.log(JSON.stringify({ count, method: operationTable.listNotifications.method, title: spec.info.title }));
+})().catch((error) => { console.error(error); process.exit(1); });
+`,
+    );
+    const printed = JSON.parse(
+      run(node, ["app.cjs"], apps.contract, { BASE_URL: server.baseUrl, API_KEY: server.keys.Production ?? "" }),
+    );
+    expect(printed.count).toBeGreaterThan(50);
+    expect(printed.method).toBe("get");
+    expect(printed.title).toBeTruthy();
+  });
+
+  it("the conformance command passes its shape level against the mock command", () => {
+    const out = run(
+      node,
+      [
+        join(apps.conformance, "node_modules", ".bin", "novu-query-conformance"),
+        ...["--base-url", mockUrl, "--api-key", "any-key", "--level", "shape", "--subscriber", "user-8421"],
+      ],
+      apps.conformance,
+    );
+    expect(out).toContain("shape rules only");
+    expect(out).toMatch(/\n(\d+) passed, 0 failed\n$/);
+  }, 120_000);
+
+  it("the conformance command passes every rule against the server command", () => {
+    const conformance = join(apps.conformance, "node_modules", ".bin", "novu-query-conformance");
+    const out = run(
+      node,
+      [conformance, "--base-url", server.baseUrl, "--api-key", server.keys.Production ?? ""],
+      apps.conformance,
+    );
+    expect(out).toContain("all rules");
+    expect(out).toMatch(/\n(\d+) passed, 0 failed\n$/);
+  }, 120_000);
+});
