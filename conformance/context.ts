@@ -1,6 +1,6 @@
 import { AssertionError } from "node:assert";
 import { type ApiClient, createClient, type ErrorDto, type ValidationErrorDto } from "@novu-query/contract";
-import { createSpecAjv, validatorAt } from "./spec-validator.js";
+import { createSpecAjv, spec, validatorAt } from "./spec-validator.js";
 
 export type Level = "shape" | "behaviour";
 
@@ -49,6 +49,15 @@ export class ConformanceContext {
     const headers = new Headers(rest.headers);
     if (authorization !== null) headers.set("authorization", authorization);
     return fetch(this.target.baseUrl.replace(/\/+$/, "") + path, { ...rest, headers });
+  }
+
+  /** The `message` of one of the spec's named error examples, e.g. "BadRequestBothCursors": the text to expect. */
+  exampleMessage(name: string): string {
+    const example = (spec as { components: { examples: Record<string, { value?: { message?: unknown } }> } }).components
+      .examples[name];
+    const message = example?.value?.message;
+    if (typeof message !== "string") throw new Error(`the spec has no error example named ${name}`);
+    return message;
   }
 
   /** Checks a value against a schema of the bundled spec, e.g. "Subscriber". */

@@ -287,12 +287,16 @@ export const rules: Rule[] = [
   {
     id: "search.both-cursors",
     level: "behaviour",
-    text: "after and before together are answered 400",
+    text: "after and before together are answered 400 with Novu's message",
     async run(c) {
       const page = await search(c, { limit: 2 });
       const [a, b] = page.data;
       check(a && b, "the environment needs at least 2 subscribers");
-      await c.expectError(await c.raw(`/v2/subscribers?after=${a._id}&before=${b._id}`), 400);
+      await c.expectError(
+        await c.raw(`/v2/subscribers?after=${a._id}&before=${b._id}`),
+        400,
+        c.exampleMessage("BadRequestBothCursors"),
+      );
     },
   },
   {
@@ -356,6 +360,20 @@ export const rules: Rule[] = [
     },
   },
   {
+    id: "patch.locale",
+    level: "behaviour",
+    text: "A locale as Novu accepts it, `en_US` as well as `en-US`, is stored and returned as sent",
+    async run(c) {
+      const before = await patchTarget(c);
+      for (const locale of ["en_US", "zh-Hant-TW"]) {
+        const { data, response } = await patch(c, before.subscriberId, { locale });
+        check(response.status === 200, `locale ${locale} answered ${response.status}`);
+        checkEqual(data?.locale, locale, "locale");
+      }
+      await patch(c, before.subscriberId, { locale: before.locale ?? null });
+    },
+  },
+  {
     id: "patch.no-op",
     level: "behaviour",
     text: "A patch that changes nothing leaves __v and updatedAt as they were",
@@ -368,7 +386,7 @@ export const rules: Rule[] = [
   {
     id: "patch.idempotent-replay",
     level: "behaviour",
-    text: "The same idempotency key and body is applied once and replayed with Idempotency-Replay: true",
+    text: "The same idempotency key and body is applied once and replayed with Idempotency-Replay: true; every answer echoes Idempotency-Key, and reusing the key for another body is 422 with Novu's Link",
     async run(c) {
       const before = await patchTarget(c);
       const key = `conformance-${Date.now()}`;
@@ -378,12 +396,20 @@ export const rules: Rule[] = [
       checkEqual(second.response.headers.get("idempotency-replay"), "true", "Idempotency-Replay on the retry");
       checkEqual(second.data, first.data, "replayed body");
       checkEqual(second.data?.__v, before.__v + 1, "__v after two identical requests");
+      checkEqual(first.response.headers.get("idempotency-key"), key, "Idempotency-Key on the first answer");
+      checkEqual(second.response.headers.get("idempotency-key"), key, "Idempotency-Key on the replay");
       const reused = await c.raw(`/v2/subscribers/${encodeURIComponent(before.subscriberId)}`, {
         method: "PATCH",
         headers: { "content-type": "application/json", "idempotency-key": key },
         body: JSON.stringify({ lastName: "something else" }),
       });
-      await c.expectError(reused, 422);
+      checkEqual(reused.headers.get("idempotency-key"), key, "Idempotency-Key on the 422");
+      checkEqual(
+        reused.headers.get("link"),
+        "https://docs.novu.co/additional-resources/idempotency",
+        "Link on the 422",
+      );
+      await c.expectError(reused, 422, `Request with key "${key}" is being reused for a different body`);
       await patch(c, before.subscriberId, { lastName: before.lastName });
     },
   },
@@ -404,7 +430,7 @@ export const rules: Rule[] = [
   {
     id: "patch.bad-input",
     level: "behaviour",
-    text: "Malformed JSON is 400, a non-JSON body 415, an idempotency key over 255 characters 400, an invalid email 422",
+    text: "Malformed JSON is 400, a non-JSON body 415, an idempotency key over 255 characters 400 (Novu's message), an invalid email 422",
     async run(c) {
       const target = await patchTarget(c);
       const path = `/v2/subscribers/${encodeURIComponent(target.subscriberId)}`;
@@ -417,6 +443,7 @@ export const rules: Rule[] = [
       await c.expectError(
         await c.raw(path, { method: "PATCH", headers: { ...json, "idempotency-key": "k".repeat(256) }, body: "{}" }),
         400,
+        c.exampleMessage("BadRequestIdempotencyKeyTooLong"),
       );
       const invalid = await c.expectError(
         await c.raw(path, { method: "PATCH", headers: json, body: '{"email":"nope"}' }),
@@ -430,7 +457,7 @@ export const rules: Rule[] = [
   {
     id: "list.shape",
     level: "shape",
-    text: "GET /v1/notifications answers 200 with a ListNotificationsResponse",
+    text: "GET /v1/notifications answers 200 with a ListNotificationsResponse (each notification with its severity)",
     async run(c) {
       c.matchesSchema(await list(c), "ListNotificationsResponse");
     },
@@ -500,9 +527,13 @@ export const rules: Rule[] = [
   {
     id: "list.dates",
     level: "behaviour",
-    text: "after later than before is answered 400",
+    text: "after later than before is answered 400 with Novu's message",
     async run(c) {
-      await c.expectError(await c.raw("/v1/notifications?after=2026-02-01T00:00:00Z&before=2026-01-01T00:00:00Z"), 400);
+      await c.expectError(
+        await c.raw("/v1/notifications?after=2026-02-01T00:00:00Z&before=2026-01-01T00:00:00Z"),
+        400,
+        c.exampleMessage("BadRequestDateRange"),
+      );
     },
   },
 

@@ -2,6 +2,9 @@ import spec from "@novu-query/contract/openapi.json" with { type: "json" };
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 
+/** The contract's bundled spec, as the suite checks answers against it. */
+export { spec };
+
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 

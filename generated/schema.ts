@@ -191,7 +191,7 @@ export interface components {
             phone: string | null;
             /** @description Avatar URL or identifier. */
             avatar: string | null;
-            /** @description Preferred locale as a BCP 47 language tag. */
+            /** @description Preferred locale, as it was sent (`en-US`, `en_US`, `zh-Hant-TW`, ...). */
             locale: string | null;
             /** @description Preferred time zone as an IANA time zone name. */
             timezone: string | null;
@@ -301,7 +301,7 @@ export interface components {
             avatar?: string | null;
             /** @description An IANA time zone name such as `Europe/Berlin` or `UTC`. Names the server does not know are rejected with 422. */
             timezone?: string | null;
-            /** @description A BCP 47 language tag such as `en`, `en-US` or `zh-Hant-TW`. */
+            /** @description A locale as Novu accepts it (class-validator's `IsLocale`, validator.js `isLocale`): a BCP 47 language tag such as `en`, `en-US` or `zh-Hant-TW`, with `-` or `_` between the language, script, region and variant subtags, so `en_US` too. Stored and returned as sent. */
             locale?: string | null;
             /** @description Additional custom data. Replaces the stored object as a whole. */
             data?: {
@@ -625,7 +625,7 @@ export interface components {
             };
             /** @description Topics the notification was sent through. */
             topics?: components["schemas"]["NotificationTopic"][];
-            severity?: components["schemas"]["SeverityLevel"];
+            severity: components["schemas"]["SeverityLevel"];
             /** @description Whether the notification bypasses subscriber preferences. */
             critical?: boolean;
             /** @description Context keys the workflow ran with. */
@@ -736,6 +736,8 @@ export interface components {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
+                "Idempotency-Key": components["headers"]["IdempotencyKey"];
+                Link: components["headers"]["IdempotencyDocsLink"];
                 [name: string]: unknown;
             };
             content: {
@@ -766,6 +768,8 @@ export interface components {
         PatchSubscriberValidationError: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotency-Key": components["headers"]["IdempotencyKey"];
+                Link: components["headers"]["IdempotencyDocsLink"];
                 [name: string]: unknown;
             };
             content: {
@@ -1004,8 +1008,8 @@ export interface components {
          */
         RateLimitReset: number;
         /**
-         * @description The rate limit policy, as `<limit>;w=<window seconds>` (sent when rate limiting is enabled).
-         * @example 600;w=60
+         * @description The rate limit policy in the seven parts of Novu's throttler guard: `<limit>;w=<window seconds>;burst=<burst>`, then `comment` (the algorithm, `token bucket`), `category` (`configuration` for subscribers, `global` for notifications, as Novu's controllers are), `cost` (`single`) and `serviceLevel` (`unlimited`: this server has no plans, like a self-hosted Novu). Sent when rate limiting is enabled.
+         * @example 600;w=60;burst=600;comment="token bucket";category="configuration";cost="single";serviceLevel="unlimited"
          */
         RateLimitPolicy: string;
         /**
@@ -1014,7 +1018,7 @@ export interface components {
          */
         RetryAfter: number;
         /**
-         * @description The idempotency key of the request, echoed when the answer was stored or replayed.
+         * @description The request's `idempotency-key`, echoed on every answer to a PATCH that carried one once it was authenticated: new, replayed or refused (Novu's idempotency interceptor). Not on a 400 for a key over 255 characters.
          * @example 4f1c2d7e-9a1b-4c3d-8e5f-6a7b8c9d0e1f
          */
         IdempotencyKey: string;
@@ -1023,6 +1027,11 @@ export interface components {
          * @example true
          */
         IdempotencyReplay: "true";
+        /**
+         * @description Where idempotency is explained, as Novu sends it (`Link` of its idempotency interceptor): on the 409 of a key whose first request is still running, and on the 422 of a key reused for a different request.
+         * @example https://docs.novu.co/additional-resources/idempotency
+         */
+        IdempotencyDocsLink: "https://docs.novu.co/additional-resources/idempotency";
     };
     pathItems: never;
 }
@@ -1118,6 +1127,7 @@ export type HeaderRateLimitPolicy = components['headers']['RateLimitPolicy'];
 export type HeaderRetryAfter = components['headers']['RetryAfter'];
 export type HeaderIdempotencyKey = components['headers']['IdempotencyKey'];
 export type HeaderIdempotencyReplay = components['headers']['IdempotencyReplay'];
+export type HeaderIdempotencyDocsLink = components['headers']['IdempotencyDocsLink'];
 export type $defs = Record<string, never>;
 export interface operations {
     searchSubscribers: {

@@ -11,8 +11,10 @@ import type { Config } from "./config.js";
 import { ApiError, errorHandler } from "./errors.js";
 import type { Handlers } from "./handler-types.js";
 import { answerTimeout, urlLengthLimit } from "./http-server.js";
+import { echoIdempotencyKey } from "./idempotency.js";
 import { KeyCache } from "./key-cache.js";
 import { rateLimit, TokenBuckets } from "./rate-limit.js";
+import { refuseUnstorableInput } from "./request-rules.js";
 import { apiSecurityHeaders, corsFor, docsSecurityHeaders } from "./security.js";
 import type { Store } from "./store/store.js";
 
@@ -103,6 +105,8 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
   app.use(express.json({ limit: config.bodyLimitBytes, strict: false }));
   // Receiving a request too slowly is Node's 408 (http-server.ts); answering too slowly is this 503.
   app.use(answerTimeout(config.requestTimeoutMs));
+  app.use(echoIdempotencyKey);
+  app.use((req, res, next) => (apiPaths.test(req.path) ? refuseUnstorableInput(req, res, next) : next()));
   app.use(
     OpenApiValidator.middleware({
       apiSpec,

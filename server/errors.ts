@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, Request, Response } from "express";
 import type { Logger } from "pino";
 import { type OperationId, operationTable } from "../generated/operations.js";
 import type { ConstraintValidation, ErrorDto, ValidationErrorDto } from "../generated/schema.js";
+import { messages } from "./messages.js";
 import { operationMetadata } from "./request-metadata.js";
 
 const reasons: Record<number, string> = {
@@ -154,7 +155,7 @@ function fromValidator(error: ValidatorError, req: Request): ApiError {
     case 400: {
       const issues = error.errors;
       if (issues.length > 0 && issues.every((issue) => issue.path === "/headers/idempotency-key")) {
-        return ApiError.badRequest("The idempotency-key header must be at most 255 characters long");
+        return ApiError.badRequest(messages.idempotencyKeyTooLong(String(req.headers["idempotency-key"])));
       }
       const id = operationOf(req);
       const fields: FieldErrors = { ...(id && queryParameterProblems(id, req)) };

@@ -1,6 +1,19 @@
 import { createHash } from "node:crypto";
+import type { RequestHandler } from "express";
 import { ApiError, type ErrorBody } from "./errors.js";
+import { idempotencyDocsLink, messages } from "./messages.js";
 import type { Store } from "./store/store.js";
+
+/**
+ * Echoes the `idempotency-key` of a PATCH on its answer, whatever it turns out to be (success, replay, validation
+ * error, conflict), as Novu's idempotency interceptor does; a key over 255 characters is refused without it.
+ * Mounted after authentication and body parsing, which Novu runs before its interceptor too.
+ */
+export const echoIdempotencyKey: RequestHandler = (req, res, next) => {
+  const key = req.header("idempotency-key");
+  if (req.method === "PATCH" && key && key.length <= 255) res.setHeader("Idempotency-Key", key);
+  next();
+};
 
 export interface Outcome {
   status: number;
@@ -46,34 +59,29 @@ export async function runIdempotently(
   renderError: (error: ApiError) => ErrorBody,
 ): Promise<Outcome> {
   const print = fingerprint(request);
-  const headers = { "Idempotency-Key": request.key };
   return store.transaction(async (tx) => {
     if (!(await tx.idempotency.tryLock(request.environmentId, request.key))) {
-      throw new ApiError(
-        409,
-        `Request with key "${request.key}" is currently being processed. Please retry after 1 second`,
-        undefined,
-        { "Retry-After": "1" },
-      );
+      throw new ApiError(409, messages.idempotencyInFlight(request.key), undefined, {
+        "Retry-After": "1",
+        Link: idempotencyDocsLink,
+      });
     }
     const stored = await tx.idempotency.find(request.environmentId, request.key);
     if (stored) {
       if (stored.fingerprint !== print) {
-        throw ApiError.validation(
-          {
-            "headers.idempotency-key": {
-              messages: ["was already used with a different method, path or body"],
-              value: request.key,
-            },
-          },
-          `Request with key "${request.key}" is being reused for a different body`,
+        const field = { messages: ["was already used with a different method, path or body"], value: request.key };
+        throw new ApiError(
+          422,
+          messages.idempotencyKeyReused(request.key),
+          { "headers.idempotency-key": field },
+          { Link: idempotencyDocsLink },
         );
       }
       return {
         status: stored.statusCode,
         body: undefined,
         rawBody: stored.body,
-        headers: { ...headers, "Idempotency-Replay": "true" },
+        headers: { "Idempotency-Replay": "true" },
       };
     }
     let outcome: Outcome;
@@ -89,6 +97,6 @@ export async function runIdempotently(
       { fingerprint: print, statusCode: outcome.status, body: JSON.stringify(outcome.body) },
       request.ttlSeconds,
     );
-    return { ...outcome, headers: { ...outcome.headers, ...headers } };
+    return outcome;
   });
 }

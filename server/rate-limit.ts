@@ -56,9 +56,34 @@ export class TokenBuckets {
   }
 }
 
+/**
+ * The category Novu's throttler puts an operation in: its v2 subscribers controller is `configuration`
+ * (`@ThrottlerCategory(ApiRateLimitCategoryEnum.CONFIGURATION)`), its notifications controller the default, `global`.
+ */
+function categoryOf(path: string): "configuration" | "global" {
+  return path.startsWith("/v2/subscribers") ? "configuration" : "global";
+}
+
+/**
+ * `RateLimit-Policy` in the seven parts of Novu's throttler guard (`createPolicyHeader`): the limit, the window in
+ * seconds, the burst, then quoted: the algorithm, the category, the cost and the service level. This server has no
+ * plans, so, like a self-hosted Novu, it reports the `unlimited` service level; every request costs `single`.
+ */
+export function policyHeader(buckets: Pick<TokenBuckets, "perMinute" | "burst">, path: string): string {
+  return [
+    `${buckets.perMinute}`,
+    "w=60",
+    `burst=${buckets.burst}`,
+    'comment="token bucket"',
+    `category="${categoryOf(path)}"`,
+    'cost="single"',
+    'serviceLevel="unlimited"',
+  ].join(";");
+}
+
 /** Applies the key's bucket to every API request and sends the RateLimit headers; over the limit, 429. */
 export function rateLimit(buckets: TokenBuckets): RequestHandler {
-  return (_req, res, next) => {
+  return (req, res, next) => {
     const key = res.locals.auth?.keyHash;
     if (!key) return next();
     const decision = buckets.take(key);
@@ -66,7 +91,7 @@ export function rateLimit(buckets: TokenBuckets): RequestHandler {
       "RateLimit-Limit": String(decision.limit),
       "RateLimit-Remaining": String(decision.remaining),
       "RateLimit-Reset": String(decision.resetSeconds),
-      "RateLimit-Policy": `${buckets.perMinute};w=60;burst=${buckets.burst}`,
+      "RateLimit-Policy": policyHeader(buckets, req.path),
     });
     if (decision.allowed) return next();
     next(

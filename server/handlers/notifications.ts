@@ -1,5 +1,6 @@
 import { ApiError } from "../errors.js";
 import type { Handler } from "../handler-types.js";
+import { messages } from "../messages.js";
 
 const dayMs = 86_400_000;
 
@@ -15,7 +16,7 @@ export const listNotifications: Handler<"listNotifications"> = async ({ query },
   const earliest = retentionStart(now, auth.effectiveRetentionDays);
   const after = query.after !== undefined ? new Date(query.after) : (earliest ?? new Date(0));
   const before = query.before !== undefined ? new Date(query.before) : now;
-  if (after > before) throw ApiError.badRequest('"after" must not be later than "before"');
+  if (after > before) throw ApiError.badRequest(messages.dateRangeReversed);
   if (earliest && after < earliest) {
     throw new ApiError(
       402,

@@ -1,5 +1,6 @@
 import { ApiError } from "../errors.js";
 import type { Handler } from "../handler-types.js";
+import { messages } from "../messages.js";
 
 function isKnownTimeZone(zone: string): boolean {
   try {
@@ -12,7 +13,7 @@ function isKnownTimeZone(zone: string): boolean {
 
 export const searchSubscribers: Handler<"searchSubscribers"> = async ({ query }, { auth, store }) => {
   if (query.after !== undefined && query.before !== undefined) {
-    throw ApiError.badRequest('Cannot use both "after" and "before" cursors at the same time');
+    throw ApiError.badRequest(messages.bothCursors);
   }
   return { status: 200, body: await store.subscribers.search(auth.environmentId, query) };
 };

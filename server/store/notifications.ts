@@ -92,7 +92,8 @@ function toNotification(row: JoinedRow): Notification {
     controls: details.controls,
     to: details.to,
     topics: details.topics,
-    severity: (row.severity ?? undefined) as SeverityLevel | undefined,
+    // Novu's feed mapper: `entity.severity ?? SeverityLevelEnum.NONE`.
+    severity: (row.severity ?? "none") as SeverityLevel,
     critical: details.critical,
     contextKeys: details.contextKeys,
   });

@@ -24,7 +24,7 @@ describe("generated types", () => {
     expectTypeOf<Subscriber["firstName"]>().toEqualTypeOf<string | null>();
     expectTypeOf<Subscriber["lastOnlineAt"]>().toEqualTypeOf<string | null>();
     expectTypeOf<Subscriber["data"]>().toEqualTypeOf<{ [key: string]: unknown } | null>();
-    expectTypeOf<Notification["severity"]>().toEqualTypeOf<SeverityLevel | undefined>();
+    expectTypeOf<Notification["severity"]>().toEqualTypeOf<SeverityLevel>();
     expectTypeOf<Notification["subscriber"]>().toMatchTypeOf<{ _id: string; subscriberId: string } | undefined>();
     expectTypeOf<ErrorDto["errorId"]>().toEqualTypeOf<string | undefined>();
   });

@@ -28,7 +28,7 @@ describe("npm run mock (static)", () => {
   });
 
   it.each([
-    ["GET", "/v2/subscribers", 400, "Cannot use both"],
+    ["GET", "/v2/subscribers", 400, "Cannot specify both"],
     ["PATCH", "/v2/subscribers/user-8421", 404, "Subscriber user-0000 was not found"],
     ["PATCH", "/v2/subscribers/user-8421", 409, "is currently being processed"],
     ["PATCH", "/v2/subscribers/user-8421", 413, "larger than the limit"],

@@ -42,14 +42,50 @@ const nasty = [
 ];
 const unicode = ["Łódź", "😀", "Ωμέγα", "\u0000x", "\u202ereversed", "中文", "ß"];
 
+/**
+ * One character of any kind a client can send and PostgreSQL can store: printable ASCII most often, then C0 and C1
+ * controls (U+0000 aside), and any Unicode scalar value (astral ones as surrogate pairs).
+ */
+const storableCharacter = fc.oneof(
+  { weight: 6, arbitrary: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)) },
+  { weight: 1, arbitrary: fc.integer({ min: 0x01, max: 0x1f }).map((code) => String.fromCharCode(code)) },
+  { weight: 1, arbitrary: fc.integer({ min: 0x7f, max: 0x9f }).map((code) => String.fromCharCode(code)) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .integer({ min: 0xa0, max: 0x10ffff })
+      .filter((code) => code < 0xd800 || code > 0xdfff)
+      .map((code) => String.fromCodePoint(code)),
+  },
+);
+
+/** What PostgreSQL cannot store: U+0000 (anywhere), and, in JSON bodies, an unpaired surrogate. */
+const nul = fc.constant("\u0000");
+const loneSurrogate = fc.oneof(
+  fc.integer({ min: 0xd800, max: 0xdbff }).map((code) => String.fromCharCode(code)),
+  fc.integer({ min: 0xdc00, max: 0xdfff }).map((code) => String.fromCharCode(code)),
+);
+
+/** `text` with `poison` inserted somewhere: the same text made unstorable. */
+function poisoned(text: fc.Arbitrary<string>, poison: fc.Arbitrary<string>): fc.Arbitrary<string> {
+  return fc.tuple(text, poison, fc.nat()).map(([value, bad, at]) => {
+    const cut = value.length === 0 ? 0 : at % (value.length + 1);
+    // Never split a surrogate pair: that would make a second fault of its own.
+    const safeCut = /[\uDC00-\uDFFF]/.test(value[cut] ?? "") ? cut - 1 : cut;
+    return value.slice(0, safeCut) + bad + value.slice(safeCut);
+  });
+}
+
 const types = (schema: Schema) => (Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : []);
 
-/** Printable ASCII text, nasty strings included, within the schema's length bounds. */
+/** Storable text of every kind, nasty strings included, within the schema's length bounds (in UTF-16 units). */
 function text(schema: Schema): fc.Arbitrary<string> {
   const minLength = schema.minLength ?? 0;
   const maxLength = Math.min(schema.maxLength ?? 60, 60);
   return fc.oneof(
-    fc.string({ minLength, maxLength, unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) }),
+    fc
+      .string({ minLength, maxLength, unit: storableCharacter })
+      .filter((s) => s.length >= minLength && s.length <= maxLength),
     fc.constantFrom(...nasty.filter((s) => s.length >= minLength && s.length <= maxLength)),
   );
 }
@@ -69,9 +105,11 @@ export function validValue(raw: unknown): fc.Arbitrary<unknown> {
     options.push(fc.array(validValue(schema.items), { minLength: 1, maxLength: Math.min(schema.maxItems ?? 5, 5) }));
   } else if (kinds.includes("object")) {
     options.push(
-      fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.oneof(fc.string(), fc.integer(), fc.boolean()), {
-        maxKeys: 4,
-      }),
+      fc.dictionary(
+        fc.string({ minLength: 1, maxLength: 8, unit: storableCharacter }),
+        fc.oneof(fc.string({ unit: storableCharacter }), fc.integer(), fc.boolean()),
+        { maxKeys: 4 },
+      ),
     );
   } else if (kinds.includes("string")) {
     if (schema.format === "date-time") {
@@ -144,8 +182,22 @@ export function invalidValue(raw: unknown): fc.Arbitrary<unknown> | undefined {
         )
         .filter((candidate) => !pattern.test(candidate));
     }
-    if (schema.minLength) return fc.constant("");
-    if (schema.maxLength) return fc.constant("x".repeat(schema.maxLength + 1));
+    const tooShort = schema.minLength ? [fc.constant("")] : [];
+    const tooLong = schema.maxLength ? [fc.constant("x".repeat(schema.maxLength + 1))] : [];
+    const shorter = { ...schema, maxLength: Math.min(schema.maxLength ?? 60, 60) - 1 };
+    return fc.oneof(...tooShort, ...tooLong, poisoned(text(shorter), nul));
+  }
+  if (kinds.includes("object")) {
+    // A key or a value that cannot be stored, somewhere in an otherwise fine object.
+    const poison = fc.oneof(nul, loneSurrogate);
+    const where = fc.boolean();
+    return fc
+      .tuple(
+        validValue(schema).filter((v) => v !== null),
+        poisoned(text({}), poison),
+        where,
+      )
+      .map(([object, bad, inKey]) => ({ ...(object as object), ...(inKey ? { [bad]: 1 } : { k: { nested: [bad] } }) }));
   }
   return undefined;
 }
@@ -203,10 +255,24 @@ export function patchBody(): fc.Arbitrary<Generated<Record<string, unknown>>> {
       ((spec.components as JsonObject).schemas as JsonObject).PatchSubscriberRequest,
   );
   const properties = schema.properties ?? {};
+  // In a JSON body an unpaired surrogate reaches the server (as "\ud800"), so any string field may carry one.
+  const withLoneSurrogates = (field: unknown): fc.Arbitrary<Generated<unknown>> =>
+    types(resolve<Schema>(field)).includes("string")
+      ? fc.oneof(
+          { weight: 9, arbitrary: maybeValid(field) },
+          {
+            weight: 1,
+            arbitrary: poisoned(
+              validValue(field).map((v) => (typeof v === "string" ? v : "")),
+              loneSurrogate,
+            ).map((value) => ({ value, valid: false })),
+          },
+        )
+      : maybeValid(field);
   const fields = Object.fromEntries(
     Object.entries(properties).map(([name, field]) => [
       name,
-      fc.option(maybeValid(field), { freq: 2, nil: undefined }),
+      fc.option(withLoneSurrogates(field), { freq: 2, nil: undefined }),
     ]),
   );
   const unknown = fc.option(fc.constantFrom("fristName", "_id", "__v", "subscriberId", "deleted"), {
@@ -252,11 +318,32 @@ export function authorization(goodKey: string): fc.Arbitrary<AuthCase> {
   );
 }
 
-/** The idempotency-key header: usually absent, sometimes fine, sometimes over 255 characters. */
+/**
+ * A header value of every kind HTTP allows: visible ASCII, spaces and tabs inside, and obs-text (bytes 0x80-0xFF,
+ * read as Latin-1). U+0000, CR and LF never get past an HTTP client or Node's parser.
+ */
+export const headerValue = (maxLength: number) =>
+  fc
+    .string({
+      minLength: 1,
+      maxLength,
+      unit: fc
+        .oneof(
+          { weight: 8, arbitrary: fc.integer({ min: 0x21, max: 0x7e }) },
+          { weight: 1, arbitrary: fc.constantFrom(0x20, 0x09) },
+          { weight: 2, arbitrary: fc.integer({ min: 0x80, max: 0xff }) },
+        )
+        .map((code) => String.fromCharCode(code)),
+    })
+    .map((value) => value.trim())
+    .filter((value) => value.length > 0);
+
+/** The idempotency-key header: usually absent, sometimes fine (of any characters a header allows), sometimes over 255. */
 export function idempotencyKey(): fc.Arbitrary<Generated<string | undefined>> {
   return fc.oneof(
     { weight: 6, arbitrary: fc.constant({ value: undefined, valid: true }) },
     { weight: 2, arbitrary: fc.uuid().map((value) => ({ value, valid: true })) },
+    { weight: 1, arbitrary: headerValue(255).map((value) => ({ value, valid: true })) },
     { weight: 1, arbitrary: fc.integer({ min: 256, max: 400 }).map((n) => ({ value: "k".repeat(n), valid: false })) },
   );
 }

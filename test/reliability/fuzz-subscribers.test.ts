@@ -58,10 +58,25 @@ describe(`fuzzing the subscriber operations (${fuzzRuns} requests each)`, () => 
     const known = server.production.subscribers.filter((s) => !s.deleted).map((s) => s.subscriber_id);
     // "." and ".." are not sendable as a path segment: URL parsers resolve them before the request leaves.
     const sendable = (id: string) => id !== "." && id !== "..";
+    // The path segment as sent, and whether the server can take it: at most 256 characters, no U+0000, UTF-8.
+    const segment = (id: string) => ({
+      segment: encodeURIComponent(id),
+      valid: id.length <= 256 && !id.includes("\0"),
+    });
     const subscriberId = fc.oneof(
-      { weight: 4, arbitrary: fc.constantFrom(...known) },
-      { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 40 }).filter(sendable) },
-      { weight: 1, arbitrary: fc.constantFrom("%", "_", "'", "a/b", "...", "😀", " ", "x".repeat(300)) },
+      { weight: 4, arbitrary: fc.constantFrom(...known).map(segment) },
+      {
+        weight: 1,
+        arbitrary: fc.string({ minLength: 1, maxLength: 40, unit: "binary" }).filter(sendable).map(segment),
+      },
+      { weight: 1, arbitrary: fc.constantFrom("%", "_", "'", "a/b", "...", "😀", " ", "x".repeat(300)).map(segment) },
+      { weight: 1, arbitrary: fc.constantFrom("a\0b", "\0", "\u0085\u0001").map(segment) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .constantFrom("%ED%A0%80", "%C0%AF", "%FF", "a%E2%82")
+          .map((raw) => ({ segment: raw, valid: false })),
+      },
     );
     const rawBody = fc.oneof(
       {
@@ -98,9 +113,9 @@ describe(`fuzzing the subscriber operations (${fuzzRuns} requests each)`, () => 
         idempotencyKey(),
         async (id, body, auth, key) => {
           const headers = { ...fuzzHeaders(auth, key), "content-type": body.type };
-          const path = `/v2/subscribers/${encodeURIComponent(id)}`;
+          const path = `/v2/subscribers/${id.segment}`;
           const response = await server.request(path, { method: "PATCH", key: null, headers, body: body.text });
-          const idValid = id.length <= 256;
+          const idValid = id.valid;
           const allowed = allowedStatuses(
             { authValid: auth.valid, keyValid: key.valid, inputValid: body.valid && idValid },
             // 422 stays possible for a valid-looking time zone the time-zone database does not know.

@@ -66,7 +66,10 @@ describe.each(drivers)("idempotency-key on PATCH (%s)", (driver) => {
     await patch(one.subscriber_id, { firstName: "First" }, key);
     const otherBody = await patch(one.subscriber_id, { firstName: "Second" }, key);
     expect(otherBody.status).toBe(422);
+    expect(otherBody.headers.get("idempotency-key")).toBe(key);
+    expect(otherBody.headers.get("link")).toBe("https://docs.novu.co/additional-resources/idempotency");
     const body = await json<ValidationErrorDto>(otherBody);
+    expect(body.message).toBe(`Request with key "${key}" is being reused for a different body`);
     expect(body.errors["headers.idempotency-key"]).toEqual({
       messages: ["was already used with a different method, path or body"],
       value: key,
@@ -81,6 +84,7 @@ describe.each(drivers)("idempotency-key on PATCH (%s)", (driver) => {
     const key = newKey();
     const first = await patch("ghost-subscriber", { firstName: "Boo" }, key);
     expect(first.status).toBe(404);
+    expect(first.headers.get("idempotency-key")).toBe(key);
     const firstText = await first.text();
     const again = await patch("ghost-subscriber", { firstName: "Boo" }, key);
     expect(again.status).toBe(404);
@@ -93,6 +97,8 @@ describe.each(drivers)("idempotency-key on PATCH (%s)", (driver) => {
     const key = newKey();
     const invalid = await patch(subscriber.subscriber_id, { email: "nope" }, key);
     expect(invalid.status).toBe(422);
+    expect(invalid.headers.get("idempotency-key")).toBe(key);
+    expect(invalid.headers.get("link")).toBeNull();
     const badZone = await patch(subscriber.subscriber_id, { timezone: "Nowhere/Land" }, key);
     expect(badZone.status).toBe(422);
     const valid = await patch(subscriber.subscriber_id, { email: "fixed@example.com" }, key);
@@ -104,8 +110,9 @@ describe.each(drivers)("idempotency-key on PATCH (%s)", (driver) => {
     const subscriber = take();
     const response = await patch(subscriber.subscriber_id, { firstName: "Long" }, "k".repeat(256));
     expect(response.status).toBe(400);
+    expect(response.headers.get("idempotency-key")).toBeNull();
     expect((await json<ErrorDto>(response)).message).toBe(
-      "The idempotency-key header must be at most 255 characters long",
+      `idempotencyKey "${"k".repeat(256)}" has exceeded the maximum allowed length of 255 characters`,
     );
     const get = await server.request("/v1/notifications?limit=1", { headers: { "idempotency-key": "k".repeat(256) } });
     expect(get.status).toBe(400);
@@ -180,6 +187,8 @@ describe.each(drivers)("idempotency-key on PATCH (%s)", (driver) => {
         const response = await patch(subscriber.subscriber_id, { firstName: "Blocked" }, key);
         expect(response.status).toBe(409);
         expect(response.headers.get("retry-after")).toBe("1");
+        expect(response.headers.get("link")).toBe("https://docs.novu.co/additional-resources/idempotency");
+        expect(response.headers.get("idempotency-key")).toBeTruthy();
         expect(await json<ErrorDto>(response)).toMatchObject({ statusCode: 409, error: "Conflict" });
         await client.query("ROLLBACK");
         const retried = await patch(subscriber.subscriber_id, { firstName: "Blocked" }, key);

@@ -117,10 +117,19 @@ describe("rate limiting per API key (RATE_LIMIT_PER_MINUTE)", () => {
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 429]);
     expect(answers.map((r) => r.headers.get("ratelimit-remaining"))).toEqual(["2", "1", "0", "0"]);
     expect(answers[0]?.headers.get("ratelimit-limit")).toBe("3");
-    expect(answers[0]?.headers.get("ratelimit-policy")).toBe("60;w=60;burst=3");
+    expect(answers[0]?.headers.get("ratelimit-policy")).toBe(
+      '60;w=60;burst=3;comment="token bucket";category="global";cost="single";serviceLevel="unlimited"',
+    );
     const limited = answers[3] as Response;
     expect(limited.headers.get("retry-after")).toBe("1");
     expect(await json<ErrorDto>(limited)).toMatchObject({ statusCode: 429, message: "API rate limit exceeded" });
+  });
+
+  it("puts subscriber operations in Novu's configuration category", async () => {
+    const other = await server.request("/v2/subscribers?limit=1", { key: server.development.apiKey });
+    expect(other.headers.get("ratelimit-policy")).toBe(
+      '60;w=60;burst=3;comment="token bucket";category="configuration";cost="single";serviceLevel="unlimited"',
+    );
   });
 
   it("counts each key on its own", async () => {

@@ -69,7 +69,7 @@ describe.each(drivers)("GET /v1/notifications (%s)", (driver) => {
       else expect(item.subscriber).not.toHaveProperty("email");
       expect(item.template?._id).toBe(demo.template_id);
       expect(item.jobs).toEqual(demo.details.jobs);
-      expect(item.severity).toBe(demo.severity ?? undefined);
+      expect(item.severity).toBe(demo.severity ?? "none");
     }
   });
 
@@ -149,7 +149,9 @@ describe.each(drivers)("GET /v1/notifications (%s)", (driver) => {
   it("answers after later than before with 400", async () => {
     const response = await server.request("/v1/notifications?after=2026-11-21T00:00:00Z&before=2026-11-01T00:00:00Z");
     expect(response.status).toBe(400);
-    expect((await json<ErrorDto>(response)).message).toBe('"after" must not be later than "before"');
+    expect((await json<ErrorDto>(response)).message).toBe(
+      "Invalid date range: start date (after) must be earlier than end date (before)",
+    );
   });
 
   it("refuses a range older than the environment's retention with 402", async () => {

@@ -166,7 +166,7 @@ describe.each(drivers)("GET /v2/subscribers (%s)", (driver) => {
     const response = await server.request(`/v2/subscribers?after=${a?.id}&before=${b?.id}`);
     expect(response.status).toBe(400);
     expect((await json<ErrorDto>(response)).message).toBe(
-      'Cannot use both "after" and "before" cursors at the same time',
+      'Cannot specify both "before" and "after" cursors at the same time.',
     );
   });
 

@@ -1,0 +1,90 @@
+/**
+ * Input the spec cannot refuse but PostgreSQL cannot store, refused once for every operation before the validator
+ * runs (whose recursion a deeply nested body would overflow): 422 naming each input, in the error shape.
+ * - U+0000 anywhere (query, path, body strings and keys): PostgreSQL's text and jsonb cannot hold it.
+ * - An unpaired UTF-16 surrogate in a body string or key (JSON's `"\ud800"`): jsonb refuses it, and text would
+ *   silently turn it into U+FFFD. (A URL cannot carry one: percent-encoded, it is not UTF-8; see the next rule.)
+ * - A path segment that is not UTF-8 once percent-decoded (`%ED%A0%80`).
+ * - A number JSON can write but a double cannot hold (`1e309` parses as Infinity, which would be stored as null).
+ * - A body nested deeper than `maxBodyDepth` levels.
+ */
+import type { Request, RequestHandler } from "express";
+import { operationTable } from "../generated/operations.js";
+import { ApiError, type FieldErrors } from "./errors.js";
+
+/** Deepest nesting of a request body (MongoDB, where Novu keeps subscribers, allows 100 for a whole document). */
+export const maxBodyDepth = 64;
+
+const unpairedSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why PostgreSQL cannot store this text as it is, or undefined. */
+export function unstorableText(text: string): string | undefined {
+  if (text.includes("\u0000")) return "must not contain the character U+0000";
+  if (unpairedSurrogate.test(text)) return "must not contain an unpaired UTF-16 surrogate";
+  return undefined;
+}
+
+/** The first thing in a parsed JSON value (keys included) that cannot be stored; `depth` is the value's own level. */
+function unstorableJson(value: unknown, depth: number): string | undefined {
+  if (typeof value === "string") return unstorableText(value);
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : "holds a number too large to store";
+  if (value === null || typeof value !== "object") return undefined;
+  if (depth > maxBodyDepth) return `nests deeper than ${maxBodyDepth} levels`;
+  for (const [key, item] of Object.entries(value)) {
+    const problem = unstorableText(key) ?? unstorableJson(item, depth + 1);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+const pathTemplates = [...new Set(Object.values(operationTable).map((entry) => entry.path))].map((template) => ({
+  names: [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string),
+  pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{[^}]+\\?\}/g, "([^/]+)")}/?$`),
+}));
+
+function pathProblems(path: string, problems: FieldErrors): void {
+  for (const { names, pattern } of pathTemplates) {
+    const match = pattern.exec(path);
+    if (!match) continue;
+    names.forEach((name, index) => {
+      const raw = match[index + 1] as string;
+      let value: string;
+      try {
+        value = decodeURIComponent(raw);
+      } catch {
+        problems[`path.${name}`] = { messages: ["is not valid UTF-8 once percent-decoded"], value: raw };
+        return;
+      }
+      const problem = unstorableText(value);
+      if (problem) problems[`path.${name}`] = { messages: [problem], value };
+    });
+    return;
+  }
+}
+
+/** Every input of the request that cannot be stored, keyed as the other 422 answers key them. */
+export function unstorableInputs(req: Request): FieldErrors {
+  const problems: FieldErrors = {};
+  pathProblems(req.path, problems);
+  for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
+    const problem = unstorableText(name) ?? unstorableJson(value, 1);
+    if (problem) problems[`query.${name}`] = { messages: [problem], value: typeof value === "string" ? value : null };
+  }
+  const body: unknown = req.body;
+  if (body !== null && typeof body === "object" && !Array.isArray(body)) {
+    for (const [name, value] of Object.entries(body)) {
+      const problem = unstorableText(name) ?? unstorableJson(value, 2);
+      if (problem) problems[`body.${name}`] = { messages: [problem], value: typeof value === "string" ? value : null };
+    }
+  } else {
+    const problem = unstorableJson(body, 1);
+    if (problem) problems.body = { messages: [problem], value: null };
+  }
+  return problems;
+}
+
+/** Answers 422 for input PostgreSQL cannot store; mounted after body parsing, before the validator. */
+export const refuseUnstorableInput: RequestHandler = (req, _res, next) => {
+  const problems = unstorableInputs(req);
+  next(Object.keys(problems).length > 0 ? ApiError.validation(problems) : undefined);
+};
