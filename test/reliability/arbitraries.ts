@@ -292,6 +292,26 @@ export function patchBody(): fc.Arbitrary<Generated<Record<string, unknown>>> {
   });
 }
 
+/**
+ * A header value of every kind HTTP allows: visible ASCII, spaces and tabs inside, and obs-text (bytes 0x80-0xFF,
+ * read as Latin-1). U+0000, CR and LF never get past an HTTP client or Node's parser.
+ */
+export const headerValue = (maxLength: number) =>
+  fc
+    .string({
+      minLength: 1,
+      maxLength,
+      unit: fc
+        .oneof(
+          { weight: 8, arbitrary: fc.integer({ min: 0x21, max: 0x7e }) },
+          { weight: 1, arbitrary: fc.constantFrom(0x20, 0x09) },
+          { weight: 2, arbitrary: fc.integer({ min: 0x80, max: 0xff }) },
+        )
+        .map((code) => String.fromCharCode(code)),
+    })
+    .map((value) => value.trim())
+    .filter((value) => value.length > 0);
+
 export type AuthCase = { header: string | undefined; valid: boolean };
 
 /** The Authorization header: mostly right, sometimes missing, malformed, empty or unknown. */
@@ -315,28 +335,10 @@ export function authorization(goodKey: string): fc.Arbitrary<AuthCase> {
         )
         .map((header) => ({ header, valid: false })),
     },
+    { weight: 1, arbitrary: headerValue(80).map((header) => ({ header, valid: false })) },
+    { weight: 1, arbitrary: headerValue(80).map((value) => ({ header: `ApiKey ${value}`, valid: false })) },
   );
 }
-
-/**
- * A header value of every kind HTTP allows: visible ASCII, spaces and tabs inside, and obs-text (bytes 0x80-0xFF,
- * read as Latin-1). U+0000, CR and LF never get past an HTTP client or Node's parser.
- */
-export const headerValue = (maxLength: number) =>
-  fc
-    .string({
-      minLength: 1,
-      maxLength,
-      unit: fc
-        .oneof(
-          { weight: 8, arbitrary: fc.integer({ min: 0x21, max: 0x7e }) },
-          { weight: 1, arbitrary: fc.constantFrom(0x20, 0x09) },
-          { weight: 2, arbitrary: fc.integer({ min: 0x80, max: 0xff }) },
-        )
-        .map((code) => String.fromCharCode(code)),
-    })
-    .map((value) => value.trim())
-    .filter((value) => value.length > 0);
 
 /** The idempotency-key header: usually absent, sometimes fine (of any characters a header allows), sometimes over 255. */
 export function idempotencyKey(): fc.Arbitrary<Generated<string | undefined>> {
