@@ -2,7 +2,8 @@
 /**
  * The server package's command.
  *   novu-query-server                 the reference server; settings from environment variables (README, "Settings")
- *   novu-query-server mock            the stateful mock: in memory, demo data, port 4011 unless PORT is set
+ *   novu-query-server mock            the stateful mock: in memory, demo data, port 4011 unless PORT is set, and CORS
+ *                                     for any origin unless CORS_ORIGINS is set (the server itself keeps CORS off)
  *   novu-query-server keys create --environment <name> [--retention-days <days>]
  */
 import { runKeysCommand } from "./cli/keys.js";
@@ -11,7 +12,8 @@ import { runServer } from "./main.js";
 
 const usage = `Usage:
   novu-query-server            start the reference server (PORT, DATABASE_URL, DATA_DIR, ... from the environment)
-  novu-query-server mock       start the stateful mock: in memory with demo data, on port 4011 unless PORT is set
+  novu-query-server mock       start the stateful mock: in memory with demo data, on port 4011 unless PORT is set,
+                               callable from a page on any origin unless CORS_ORIGINS says otherwise
   novu-query-server keys create --environment <name> [--retention-days <days>]
 `;
 
@@ -20,7 +22,8 @@ if (command === undefined || command === "start") {
   await runServer(loadConfig(process.env));
 } else if (command === "mock") {
   const { DATABASE_URL: _url, DATABASE_READ_URL: _read, DATA_DIR: _dir, ...env } = process.env;
-  await runServer(loadConfig({ ...env, PORT: env.PORT ?? "4011", SEED_DEMO_DATA: "true" }));
+  const mock = { PORT: env.PORT ?? "4011", CORS_ORIGINS: env.CORS_ORIGINS ?? "*", SEED_DEMO_DATA: "true" };
+  await runServer(loadConfig({ ...env, ...mock }));
 } else if (command === "keys") {
   try {
     const key = await runKeysCommand(rest, process.env);

@@ -65,16 +65,29 @@ export async function runServer(config: Config): Promise<void> {
   const base = `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${port}`;
 
   const demoKeys: { name: string; key: string }[] = [];
+  let exampleSubscriberId: string | undefined;
   for (const name of ["Production", "Development"]) {
     const key = demoApiKey(demoOptions.seed, name);
-    if (await store.access.environmentForKey(key)) demoKeys.push({ name, key });
+    const environment = await store.access.environmentForKey(key);
+    if (!environment) continue;
+    demoKeys.push({ name, key });
+    if (exampleSubscriberId === undefined) {
+      const search = { limit: 1, orderBy: "_id", orderDirection: "ASC", includeCursor: false } as const;
+      exampleSubscriberId = (await store.subscribers.search(environment.environmentId, search)).data[0]?.subscriberId;
+    }
   }
+  const origins = config.corsOrigins.includes("*")
+    ? "any (CORS for every origin)"
+    : config.corsOrigins.length > 0
+      ? config.corsOrigins.join(", ")
+      : "none: no CORS headers (set CORS_ORIGINS to call the API from a page on another origin)";
   const lines = [
     "",
     `Notification query API (reference server) on ${opened.location}`,
     `  API        ${base}`,
     `  Docs       ${base}/docs`,
     `  Spec       ${base}/openapi.json`,
+    `  Origins    ${origins}`,
     ...(demoKeys.length
       ? [
           "Demo API keys (send as `Authorization: ApiKey <key>`):",
@@ -82,7 +95,16 @@ export async function runServer(config: Config): Promise<void> {
         ]
       : []),
     ...(demoKeys[0]
-      ? ["Try:", `  curl -H "Authorization: ApiKey ${demoKeys[0].key}" "${base}/v1/notifications?limit=2"`]
+      ? [
+          "Try:",
+          `  curl -H "Authorization: ApiKey ${demoKeys[0].key}" "${base}/v1/notifications?limit=2"`,
+          ...(exampleSubscriberId
+            ? [
+                `  curl -X PATCH -H "Authorization: ApiKey ${demoKeys[0].key}" -H "Content-Type: application/json" \\`,
+                `    -d '{"locale":"en_US"}' "${base}/v2/subscribers/${exampleSubscriberId}"`,
+              ]
+            : []),
+        ]
       : []),
     "",
   ];

@@ -31,17 +31,21 @@ export const docsSecurityHeaders = helmet({
   },
 });
 
-/** CORS for an allow-list of origins ("*" for any), exposing the headers a browser client needs to read. */
+/**
+ * CORS for an allow-list of origins ("*" for any), exposing the headers a browser client needs to read. `Prefer` is
+ * allowed so that one app can switch between this server (which ignores it) and the Prism mock (which obeys it).
+ */
 export function corsFor(origins: string[]): RequestHandler {
   return cors({
     origin: origins.includes("*") ? "*" : origins,
     methods: ["GET", "PATCH"],
-    allowedHeaders: ["Authorization", "Content-Type", "idempotency-key", "X-Request-Id"],
+    allowedHeaders: ["Authorization", "Content-Type", "idempotency-key", "Prefer", "X-Request-Id"],
     exposedHeaders: [
       "X-Request-Id",
       "Idempotency-Key",
       "Idempotency-Replay",
       "Retry-After",
+      "Link",
       "RateLimit-Limit",
       "RateLimit-Remaining",
       "RateLimit-Reset",

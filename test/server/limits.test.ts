@@ -182,14 +182,16 @@ describe("CORS (CORS_ORIGINS)", () => {
       headers: {
         origin: "https://app.example.com",
         "access-control-request-method": "PATCH",
-        "access-control-request-headers": "authorization,content-type,idempotency-key",
+        "access-control-request-headers": "authorization,content-type,idempotency-key,prefer",
       },
     });
     expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-headers")).toContain("Prefer");
     expect(preflight.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
     expect(preflight.headers.get("access-control-allow-headers")).toContain("idempotency-key");
     const real = await server.request("/v1/notifications?limit=1", { headers: { origin: "https://app.example.com" } });
     expect(real.headers.get("access-control-expose-headers")).toContain("X-Request-Id");
+    expect(real.headers.get("access-control-expose-headers")).toContain("Link");
   });
 
   it("gives other origins no CORS headers", async () => {
