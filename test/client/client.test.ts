@@ -36,7 +36,8 @@ describe("the typed client against the reference server", () => {
     expect(error?.message).toBe("API Key not found");
   });
 
-  it("gives every PATCH an idempotency key unless the caller chose one", async () => {
+  /** A client of the server that records the idempotency key of every request it sends, and a subscriber to patch. */
+  function recordingKeys() {
     const seen: (string | null)[] = [];
     const api = createClient({
       baseUrl: server.baseUrl,
@@ -47,6 +48,11 @@ describe("the typed client against the reference server", () => {
       },
     });
     const target = server.production.subscribers.find((s) => !s.deleted) as { subscriber_id: string };
+    return { api, seen, target };
+  }
+
+  it("gives every PATCH an idempotency key unless the caller chose one", async () => {
+    const { api, seen, target } = recordingKeys();
     const path = { params: { path: { subscriberId: target.subscriber_id } } } as const;
     const first = await api.PATCH("/v2/subscribers/{subscriberId}", { ...path, body: { lastName: "Client" } });
     const second = await api.PATCH("/v2/subscribers/{subscriberId}", { ...path, body: { lastName: "Client" } });
@@ -66,16 +72,7 @@ describe("the typed client against the reference server", () => {
     vi.stubGlobal("crypto", { getRandomValues: getRandomValues.bind(globalThis.crypto) });
     try {
       expect(globalThis.crypto.randomUUID).toBeUndefined();
-      const seen: (string | null)[] = [];
-      const api = createClient({
-        baseUrl: server.baseUrl,
-        apiKey: server.production.apiKey,
-        fetch: (request) => {
-          seen.push(request.headers.get("idempotency-key"));
-          return fetch(request);
-        },
-      });
-      const target = server.production.subscribers.find((s) => !s.deleted) as { subscriber_id: string };
+      const { api, seen, target } = recordingKeys();
       const { response } = await api.PATCH("/v2/subscribers/{subscriberId}", {
         params: { path: { subscriberId: target.subscriber_id } },
         body: { lastName: "Insecure origin" },
