@@ -18,7 +18,7 @@ function resolveRef(spec: Spec, node: unknown): Record<string, unknown> {
       .replace(/^#\//, "")
       .split("/")
       .reduce<Record<string, unknown>>(
-        (parent, key) => parent[key.replace(/~1/g, "/")] as Record<string, unknown>,
+        (parent, key) => parent[key.replace(/~1/g, "/").replace(/~0/g, "~")] as Record<string, unknown>,
         spec,
       );
   }

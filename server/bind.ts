@@ -51,7 +51,9 @@ export function bindOperation<K extends OperationId>(id: K, handler: Handler<K>,
   return async (req, res, next) => {
     try {
       const auth = res.locals.auth;
-      if (!auth) throw ApiError.unauthorized("Missing authorization header");
+      // authenticate() answers every request without a valid key before it gets here; reaching a handler without
+      // auth is a wiring mistake in this server, not the caller's, so it is a 500 (logged with its errorId).
+      if (!auth) throw new Error(`${id} was reached without authentication: the API-key middleware is not mounted`);
       const problems = queryParameterProblems(id, req);
       if (problems) throw ApiError.validation(problems);
       // body-parser reads an empty body as {}; the contract requires one.

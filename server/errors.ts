@@ -1,29 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { STATUS_CODES } from "node:http";
 import type { ErrorRequestHandler, Request, Response } from "express";
 import type { Logger } from "pino";
 import { type OperationId, operationTable } from "../generated/operations.js";
 import type { ConstraintValidation, ErrorDto, ValidationErrorDto } from "../generated/schema.js";
 import { messages } from "./messages.js";
 import { operationMetadata } from "./request-metadata.js";
-
-const reasons: Record<number, string> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  402: "Payment Required",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  408: "Request Timeout",
-  409: "Conflict",
-  413: "Payload Too Large",
-  414: "URI Too Long",
-  415: "Unsupported Media Type",
-  422: "Unprocessable Entity",
-  429: "Too Many Requests",
-  431: "Request Header Fields Too Large",
-  500: "Internal Server Error",
-  501: "Not Implemented",
-  503: "Service Unavailable",
-};
 
 export type FieldErrors = Record<string, ConstraintValidation>;
 
@@ -59,7 +41,7 @@ export type ErrorBody = ErrorDto | ValidationErrorDto;
 
 /** The HTTP reason phrase of a status, as the error bodies and raw status lines give it. */
 export function reasonPhrase(status: number): string {
-  return reasons[status] ?? "Error";
+  return STATUS_CODES[status] ?? "Error";
 }
 
 /** An error body for an answer given before Express has a request (a malformed or oversized request head). */
