@@ -11,7 +11,7 @@ const environment = (name: string): Environment => ({
 
 describe("API key cache", () => {
   it("looks a key up once per TTL, and again after it", async () => {
-    let now = 0;
+    let now = 1_000;
     let lookups = 0;
     const cache = new KeyCache(30_000, 100, () => now);
     const load = async () => {
@@ -19,10 +19,10 @@ describe("API key cache", () => {
       return environment(`env${lookups}`);
     };
     expect((await cache.get("a", load))?.name).toBe("env1");
-    now = 29_999;
+    now = 31_000;
     expect((await cache.get("a", load))?.name).toBe("env1");
     expect(lookups).toBe(1);
-    now = 30_000;
+    now = 31_001;
     expect((await cache.get("a", load))?.name).toBe("env2");
     expect(lookups).toBe(2);
   });
@@ -64,5 +64,20 @@ describe("API key cache", () => {
     await cache.get("a", load);
     await cache.get("a", load);
     expect(lookups).toBe(2);
+  });
+});
+
+describe("API key cache under concurrency", () => {
+  it("makes one lookup for concurrent requests with a key it does not hold yet", async () => {
+    let lookups = 0;
+    const cache = new KeyCache(30_000);
+    const load = async () => {
+      lookups++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return environment("shared");
+    };
+    const answers = await Promise.all(Array.from({ length: 10 }, () => cache.get("k", load)));
+    expect(answers.map((answer) => answer?.name)).toEqual(Array(10).fill("shared"));
+    expect(lookups).toBe(1);
   });
 });
