@@ -13,6 +13,7 @@ import type { Handlers } from "./handler-types.js";
 import { answerTimeout, urlLengthLimit } from "./http-server.js";
 import { echoIdempotencyKey } from "./idempotency.js";
 import { KeyCache } from "./key-cache.js";
+import { messages } from "./messages.js";
 import { rateLimit, TokenBuckets } from "./rate-limit.js";
 import { refuseUnstorableInput } from "./request-rules.js";
 import { apiSecurityHeaders, corsFor, docsSecurityHeaders } from "./security.js";
@@ -127,7 +128,7 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
       },
     }),
   );
-  app.use((req, _res, next) => next(ApiError.notFound(`Cannot ${req.method} ${req.path}`)));
+  app.use((req, _res, next) => next(ApiError.notFound(messages.routeNotFound(req.method, req.path))));
   app.use(errorHandler(logger, config.bodyLimitBytes));
   return app;
 }

@@ -1,6 +1,7 @@
 import type { RequestHandler } from "express";
 import { ApiError } from "./errors.js";
 import { KeyCache } from "./key-cache.js";
+import { messages } from "./messages.js";
 import { type Environment, hashApiKey } from "./store/access.js";
 import type { Store } from "./store/store.js";
 
@@ -27,17 +28,17 @@ export function authenticate(
 ): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers.authorization;
-    if (header === undefined) return next(ApiError.unauthorized("Missing authorization header"));
+    if (header === undefined) return next(ApiError.unauthorized(messages.missingAuthorization));
     const [scheme = "", ...rest] = header.trim().split(/\s+/);
     if (scheme !== "ApiKey") {
-      return next(ApiError.unauthorized(`Invalid authentication scheme: "${scheme.slice(0, 64)}"`));
+      return next(ApiError.unauthorized(messages.invalidScheme(scheme.slice(0, 64))));
     }
     const key = rest.join(" ");
-    if (key === "") return next(ApiError.unauthorized("Unauthorized"));
+    if (key === "") return next(ApiError.unauthorized(messages.emptyKey));
     try {
       const keyHash = hashApiKey(key);
       const environment = await cache.get(keyHash, () => store.access.environmentForKeyHash(keyHash));
-      if (!environment) return next(ApiError.unauthorized("API Key not found"));
+      if (!environment) return next(ApiError.unauthorized(messages.keyNotFound));
       res.locals.auth = {
         ...environment,
         keyHash,

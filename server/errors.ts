@@ -32,7 +32,7 @@ export class ApiError extends Error {
   static notFound(message: string) {
     return new ApiError(404, message);
   }
-  static validation(errors: FieldErrors, message = "Validation Error") {
+  static validation(errors: FieldErrors, message: string = messages.validation) {
     return new ApiError(422, message, errors);
   }
 }
@@ -129,11 +129,11 @@ function operationOf(req: Request): OperationId | undefined {
 function fromValidator(error: ValidatorError, req: Request): ApiError {
   switch (error.status) {
     case 404:
-      return ApiError.notFound(`Cannot ${req.method} ${req.path}`);
+      return ApiError.notFound(messages.routeNotFound(req.method, req.path));
     case 405:
-      return new ApiError(405, `${req.method} is not allowed on ${req.path}`, undefined, error.headers ?? {});
+      return new ApiError(405, messages.methodNotAllowed(req.method, req.path), undefined, error.headers ?? {});
     case 415:
-      return new ApiError(415, "Content-Type must be application/json");
+      return new ApiError(415, messages.notJson);
     case 400: {
       const issues = error.errors;
       if (issues.length > 0 && issues.every((issue) => issue.path === "/headers/idempotency-key")) {
@@ -162,12 +162,12 @@ interface BodyParserError {
 function fromBodyParser(error: BodyParserError, limitBytes: number): ApiError | undefined {
   switch (error.type) {
     case "entity.parse.failed":
-      return ApiError.badRequest("Malformed JSON in request body");
+      return ApiError.badRequest(messages.malformedJson);
     case "entity.too.large":
-      return new ApiError(413, `Request body is larger than the limit of ${Math.round(limitBytes / 1024)}kb`);
+      return new ApiError(413, messages.bodyTooLarge(Math.round(limitBytes / 1024)));
     case "encoding.unsupported":
     case "charset.unsupported":
-      return new ApiError(415, "Content-Type must be application/json");
+      return new ApiError(415, messages.notJson);
     default:
       return undefined;
   }
@@ -194,7 +194,7 @@ export function errorHandler(logger: Logger, bodyLimitBytes: number): ErrorReque
     if (!apiError || apiError.status === 500) {
       const errorId = randomUUID();
       (req.log ?? logger).error({ err: error, errorId }, "request failed");
-      const internal = new ApiError(500, "Internal server error, contact support and provide them with the errorId");
+      const internal = new ApiError(500, messages.internal);
       send(res.status(500), errorBody(internal, req, errorId));
       return;
     }

@@ -4,6 +4,7 @@ import type { Express, RequestHandler } from "express";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { ApiError, reasonPhrase, transportErrorBody } from "./errors.js";
+import { messages } from "./messages.js";
 
 type Limits = Pick<Config, "maxHeaderBytes" | "requestTimeoutMs">;
 
@@ -26,10 +27,10 @@ export function createHttpServer(app: Express, limits: Limits, logger: Logger): 
     if (!socket.writable || error.code === "ECONNRESET") return socket.destroy();
     const [status, message] =
       error.code === "HPE_HEADER_OVERFLOW"
-        ? [431, `Request headers are larger than the limit of ${limits.maxHeaderBytes} bytes`]
+        ? [431, messages.headersTooLarge(limits.maxHeaderBytes)]
         : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
-          ? [408, `The request was not received within ${limits.requestTimeoutMs} ms`]
-          : [400, "Malformed HTTP request"];
+          ? [408, messages.receiveTimeout(limits.requestTimeoutMs)]
+          : [400, messages.malformedHttp];
     logger.info({ code: error.code, status }, "refused a request before routing");
     const body = JSON.stringify(transportErrorBody(status, message, ""));
     socket.end(
@@ -43,18 +44,14 @@ export function createHttpServer(app: Express, limits: Limits, logger: Logger): 
 /** 414 for a URL longer than the limit, before anything parses it. */
 export function urlLengthLimit(maxLength: number): RequestHandler {
   return (req, _res, next) =>
-    next(
-      req.originalUrl.length > maxLength
-        ? new ApiError(414, `Request URL is longer than the limit of ${maxLength} characters`)
-        : undefined,
-    );
+    next(req.originalUrl.length > maxLength ? new ApiError(414, messages.urlTooLong(maxLength)) : undefined);
 }
 
 /** 503 for a request still unanswered after the time limit (a stuck query, say); the work itself is not cut. */
 export function answerTimeout(timeoutMs: number): RequestHandler {
   return (_req, res, next) => {
     const timer = setTimeout(() => {
-      if (!res.headersSent) next(new ApiError(503, `The request took longer than ${timeoutMs} ms; please retry`));
+      if (!res.headersSent) next(new ApiError(503, messages.answerTimeout(timeoutMs)));
     }, timeoutMs);
     timer.unref();
     res.once("close", () => clearTimeout(timer));

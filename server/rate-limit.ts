@@ -1,5 +1,6 @@
 import type { RequestHandler } from "express";
 import { ApiError } from "./errors.js";
+import { messages } from "./messages.js";
 
 interface Bucket {
   tokens: number;
@@ -94,8 +95,6 @@ export function rateLimit(buckets: TokenBuckets): RequestHandler {
       "RateLimit-Policy": policyHeader(buckets, req.path),
     });
     if (decision.allowed) return next();
-    next(
-      new ApiError(429, "API rate limit exceeded", undefined, { "Retry-After": String(decision.retryAfterSeconds) }),
-    );
+    next(new ApiError(429, messages.rateLimited, undefined, { "Retry-After": String(decision.retryAfterSeconds) }));
   };
 }

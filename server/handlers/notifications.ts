@@ -18,16 +18,13 @@ export const listNotifications: Handler<"listNotifications"> = async ({ query },
   const before = query.before !== undefined ? new Date(query.before) : now;
   if (after > before) throw ApiError.badRequest(messages.dateRangeReversed);
   if (earliest && after < earliest) {
-    throw new ApiError(
-      402,
-      `Requested date range exceeds your plan's retention period. The earliest accessible date for your plan is ${earliest.toISOString().slice(0, 10)}.`,
-    );
+    throw new ApiError(402, messages.retentionExceeded(earliest.toISOString().slice(0, 10)));
   }
   return { status: 200, body: await store.notifications.list(auth.environmentId, { ...query, after, before }) };
 };
 
 export const getNotification: Handler<"getNotification"> = async ({ path }, { auth, store }) => {
   const notification = await store.notifications.get(auth.environmentId, path.notificationId);
-  if (!notification) throw ApiError.notFound("Notification not found");
+  if (!notification) throw ApiError.notFound(messages.notificationNotFound);
   return { status: 200, body: notification };
 };

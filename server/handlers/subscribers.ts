@@ -25,6 +25,6 @@ export const patchSubscriber: Handler<"patchSubscriber"> = async ({ path, body }
     });
   }
   const subscriber = await store.subscribers.patch(auth.environmentId, path.subscriberId, body);
-  if (!subscriber) throw ApiError.notFound(`Subscriber ${path.subscriberId} was not found`);
+  if (!subscriber) throw ApiError.notFound(messages.subscriberNotFound(path.subscriberId));
   return { status: 200, body: subscriber };
 };
