@@ -81,8 +81,7 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
 
   app.get("/healthz", async (_req, res, next) => {
     try {
-      await store.db.selectFrom("environments").select("id").limit(1).execute();
-      if (store.readDb !== store.db) await store.readDb.selectFrom("environments").select("id").limit(1).execute();
+      await store.ping();
       res.json({ status: "ok" });
     } catch (error) {
       next(error);

@@ -14,10 +14,10 @@ import type {
   JobType,
   NotificationTopic,
   ProviderId,
-  SeverityLevel,
   Step,
   StepFilter,
 } from "../../generated/schema.js";
+import type { NotificationRow, SubscriberRow, WorkflowRow } from "../store/rows.js";
 
 export interface DemoOptions {
   seed: number;
@@ -36,66 +36,15 @@ export const defaultDemoOptions: DemoOptions = {
   anchor: new Date("2026-11-21T12:00:00.000Z"),
 };
 
-export interface DemoSubscriber {
-  id: string;
-  environment_id: string;
-  organization_id: string;
-  subscriber_id: string;
-  first_name: string | null;
-  last_name: string | null;
-  email: string | null;
-  phone: string | null;
-  avatar: string | null;
-  locale: string | null;
-  timezone: string | null;
-  channels: ChannelSettings[];
-  topics: string[];
-  is_online: boolean | null;
-  last_online_at: string | null;
-  version: number;
-  data: Record<string, unknown> | null;
-  deleted: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface DemoWorkflow {
-  id: string;
-  environment_id: string;
-  name: string;
-  identifier: string;
-  origin: "novu-cloud" | "novu-cloud-v1" | "external";
-  steps: JobType[];
-  severity: SeverityLevel | null;
-  tags: string[];
-  variables: string[];
-}
-
-export interface DemoNotification {
-  id: string;
-  environment_id: string;
-  organization_id: string;
-  subscriber_id: string;
-  transaction_id: string;
-  template_id: string;
-  digested_notification_id: string | null;
-  channels: ChannelType[];
-  severity: SeverityLevel | null;
-  topic_keys: string[];
-  created_at: string;
-  updated_at: string;
-  details: Record<string, unknown>;
-}
-
 export interface DemoEnvironment {
   name: string;
   environmentId: string;
   organizationId: string;
   /** A fixed key derived from the seed: demo data is public, so is this key. */
   apiKey: string;
-  workflows: DemoWorkflow[];
-  subscribers: DemoSubscriber[];
-  notifications: DemoNotification[];
+  workflows: WorkflowRow[];
+  subscribers: SubscriberRow[];
+  notifications: NotificationRow[];
 }
 
 /** Notifications are created within this many days before the anchor. */
@@ -106,7 +55,7 @@ const defaultEnvironmentShares = [
   { name: "Development", share: 0.2 },
 ];
 
-const workflowTemplates: Omit<DemoWorkflow, "id" | "environment_id">[] = [
+const workflowTemplates: Omit<WorkflowRow, "id" | "environment_id">[] = [
   {
     name: "Comment digest",
     identifier: "comment-digest",
@@ -209,7 +158,7 @@ export interface DemoEnvironmentHeader {
   organizationId: string;
   /** A fixed key derived from the seed: demo data is public, so is this key. */
   apiKey: string;
-  workflows: DemoWorkflow[];
+  workflows: WorkflowRow[];
   subscriberCount: number;
   notificationCount: number;
 }
@@ -219,8 +168,8 @@ export interface DemoEnvironmentHeader {
  * Read `subscribers()` to the end before `notifications()`: notifications pick their subscriber from those generated.
  */
 export interface DemoEnvironmentStream extends DemoEnvironmentHeader {
-  subscribers(): Generator<DemoSubscriber>;
-  notifications(): Generator<DemoNotification>;
+  subscribers(): Generator<SubscriberRow>;
+  notifications(): Generator<NotificationRow>;
 }
 
 export function demoEnvironments(options: DemoOptions = defaultDemoOptions): DemoEnvironmentStream[] {
@@ -269,7 +218,7 @@ function environmentStream(
     apns: objectId(faker, new Date(anchor - 700 * day)),
   };
   const topicIds = Object.fromEntries(topicKeys.map((key) => [key, objectId(faker, new Date(anchor - 600 * day))]));
-  const workflows: DemoWorkflow[] = workflowTemplates.map((template) => ({
+  const workflows: WorkflowRow[] = workflowTemplates.map((template) => ({
     ...template,
     id: objectId(faker, new Date(anchor - 500 * day)),
     environment_id: environmentId,
@@ -277,7 +226,7 @@ function environmentStream(
   // What notifications need of a subscriber: kept compact, since there may be a million of them.
   const generated: { id: string; subscriberId: string }[] = [];
 
-  function* subscribers(): Generator<DemoSubscriber> {
+  function* subscribers(): Generator<SubscriberRow> {
     let previousCreated = anchor - 365 * day;
     for (let n = 0; n < subscriberCount; n++) {
       // Roughly one in eight subscribers shares its creation time with the one before (a bulk import):
@@ -318,7 +267,7 @@ function environmentStream(
         });
       }
       const lastOnline = faker.datatype.boolean(0.7) ? faker.date.between({ from: created, to: anchor }) : null;
-      const subscriber: DemoSubscriber = {
+      const subscriber: SubscriberRow = {
         id: objectId(faker, new Date(created)),
         environment_id: environmentId,
         organization_id: organizationId,
@@ -356,7 +305,7 @@ function environmentStream(
     }
   }
 
-  function* notifications(): Generator<DemoNotification> {
+  function* notifications(): Generator<NotificationRow> {
     if (generated.length < subscriberCount) throw new Error("read every subscriber before the notifications");
     // The first notification of each (subscriber, workflow): later digest notifications may be folded into it.
     const digestCarriers = new Map<string, string>();
@@ -432,7 +381,7 @@ interface JobContext {
   type: JobType;
   position: number;
   created: number;
-  workflow: DemoWorkflow;
+  workflow: WorkflowRow;
   payload: Record<string, unknown>;
 }
 
@@ -541,7 +490,7 @@ function generateFilter(faker: Faker): StepFilter {
   };
 }
 
-function generateStep(faker: Faker, type: JobType, workflow: DemoWorkflow, at: number): Step {
+function generateStep(faker: Faker, type: JobType, workflow: WorkflowRow, at: number): Step {
   const step: Step = {
     _id: objectId(faker, new Date(at - 400 * 86_400_000)),
     active: true,

@@ -5,10 +5,10 @@
  * the large `details` documents into array literals.)
  */
 import { type Kysely, sql } from "kysely";
-import type { DemoNotification, DemoSubscriber } from "../demo/generate.js";
+import type { NotificationRow, SubscriberRow } from "./rows.js";
 import type { Database } from "./schema.js";
 
-export async function insertSubscribers(db: Kysely<Database>, rows: readonly DemoSubscriber[]): Promise<void> {
+export async function insertSubscribers(db: Kysely<Database>, rows: readonly SubscriberRow[]): Promise<void> {
   if (rows.length === 0) return;
   await sql`
     INSERT INTO subscribers (id, environment_id, organization_id, subscriber_id, first_name, last_name, email, phone,
@@ -22,7 +22,7 @@ export async function insertSubscribers(db: Kysely<Database>, rows: readonly Dem
       data jsonb, deleted boolean, created_at timestamptz, updated_at timestamptz)`.execute(db);
 }
 
-export async function insertNotifications(db: Kysely<Database>, rows: readonly DemoNotification[]): Promise<void> {
+export async function insertNotifications(db: Kysely<Database>, rows: readonly NotificationRow[]): Promise<void> {
   if (rows.length === 0) return;
   await sql`
     INSERT INTO notifications (id, environment_id, organization_id, subscriber_id, transaction_id, template_id,

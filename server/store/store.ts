@@ -44,6 +44,12 @@ export class Store {
     this.partitions = new NotificationPartitions(db);
   }
 
+  /** Fails unless the primary (and the read replica, when there is one) answers a query: the health check. */
+  async ping(): Promise<void> {
+    await this.db.selectFrom("environments").select("id").limit(1).execute();
+    if (this.readDb !== this.db) await this.readDb.selectFrom("environments").select("id").limit(1).execute();
+  }
+
   /** Runs the work in one transaction, with a Store bound to it; commits when it returns, rolls back when it throws. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
     return this.db.transaction().execute((trx) => work(new Store(trx, this.options)));

@@ -1,15 +1,15 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ErrorDto, Subscriber, ValidationErrorDto } from "../../generated/schema.js";
-import type { DemoSubscriber } from "../../server/demo/generate.js";
+import type { SubscriberRow } from "../../server/store/rows.js";
 import { drivers } from "../support/databases.js";
 import { json, jsonPatch, startTestServer, type TestServer } from "../support/server.js";
 
 describe.each(drivers)("idempotency-key on PATCH (%s)", (driver) => {
   let server: TestServer;
-  let pool: DemoSubscriber[];
+  let pool: SubscriberRow[];
   let counter = 0;
-  const take = () => pool.shift() as DemoSubscriber;
+  const take = () => pool.shift() as SubscriberRow;
   const newKey = () => `test-key-${driver}-${++counter}-${Date.now()}`;
   const patch = (subscriberId: string, body: unknown, key?: string) =>
     server.request(
@@ -129,7 +129,7 @@ describe.each(drivers)("idempotency-key on PATCH (%s)", (driver) => {
   it("scopes keys to the environment", async () => {
     const key = newKey();
     const prod = take();
-    const dev = server.development.subscribers.find((s) => !s.deleted) as DemoSubscriber;
+    const dev = server.development.subscribers.find((s) => !s.deleted) as SubscriberRow;
     expect((await patch(prod.subscriber_id, { lastName: "P" }, key)).status).toBe(200);
     const other = await server.request(`/v2/subscribers/${dev.subscriber_id}`, {
       ...jsonPatch({ lastName: "D" }, { "idempotency-key": key }),

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ErrorDto, ListNotificationsResponse, Notification, ValidationErrorDto } from "../../generated/schema.js";
-import type { DemoEnvironment, DemoNotification } from "../../server/demo/generate.js";
+import type { DemoEnvironment } from "../../server/demo/generate.js";
+import type { NotificationRow } from "../../server/store/rows.js";
 import { drivers } from "../support/databases.js";
 import { json, startTestServer, type TestServer } from "../support/server.js";
 
-function newestFirst(environment: DemoEnvironment, filter: (n: DemoNotification) => boolean = () => true) {
+function newestFirst(environment: DemoEnvironment, filter: (n: NotificationRow) => boolean = () => true) {
   return environment.notifications
     .filter(filter)
     .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
@@ -61,7 +62,7 @@ describe.each(drivers)("GET /v1/notifications (%s)", (driver) => {
   it("returns each notification whole: subscriber summary, template, jobs with details and steps", async () => {
     const body = await list("limit=50");
     for (const item of body.data) {
-      const demo = server.production.notifications.find((n) => n.id === item._id) as DemoNotification;
+      const demo = server.production.notifications.find((n) => n.id === item._id) as NotificationRow;
       const subscriber = server.production.subscribers.find((s) => s.id === demo.subscriber_id);
       expect(item.subscriber?._id).toBe(subscriber?.id);
       expect(item.subscriber?.subscriberId).toBe(subscriber?.subscriber_id);
@@ -86,7 +87,7 @@ describe.each(drivers)("GET /v1/notifications (%s)", (driver) => {
   });
 
   it("filters templates, transactionId and topicKey exactly", async () => {
-    const sample = server.production.notifications.find((n) => n.topic_keys.length > 0) as DemoNotification;
+    const sample = server.production.notifications.find((n) => n.topic_keys.length > 0) as NotificationRow;
     expect(await all(`templates=${sample.template_id}`)).toEqual(
       newestFirst(server.production, (n) => n.template_id === sample.template_id),
     );
@@ -119,7 +120,7 @@ describe.each(drivers)("GET /v1/notifications (%s)", (driver) => {
   });
 
   it("ANDs the subscriber filters with the others", async () => {
-    const sample = server.production.notifications[0] as DemoNotification;
+    const sample = server.production.notifications[0] as NotificationRow;
     const subscriber = server.production.subscribers.find((s) => s.id === sample.subscriber_id);
     const ids = await all(`subscriberIds=${subscriber?.subscriber_id}&channels=${sample.channels[0]}`);
     expect(ids).toEqual(
@@ -133,7 +134,7 @@ describe.each(drivers)("GET /v1/notifications (%s)", (driver) => {
 
   it("bounds createdAt by after and before, inclusively", async () => {
     const sorted = newestFirst(server.production);
-    const middle = server.production.notifications.find((n) => n.id === sorted[30]) as DemoNotification;
+    const middle = server.production.notifications.find((n) => n.id === sorted[30]) as NotificationRow;
     const ids = await all(`after=${middle.created_at}`);
     expect(ids).toEqual(
       newestFirst(server.production, (n) => Date.parse(n.created_at) >= Date.parse(middle.created_at)),
@@ -219,7 +220,7 @@ describe.each(drivers)("GET /v1/notifications/{notificationId} (%s)", (driver) =
   it("includes digests, execution details and steps with filters as generated", async () => {
     const withDigest = server.production.notifications.find((n) =>
       (n.details.jobs as { type: string }[]).some((j) => j.type === "digest"),
-    ) as DemoNotification;
+    ) as NotificationRow;
     const body = await json<Notification>(await server.request(`/v1/notifications/${withDigest.id}`));
     const digestJob = body.jobs.find((j) => j.type === "digest");
     expect(digestJob?.digest?.type).toMatch(/^(regular|backoff|timed)$/);
@@ -228,7 +229,7 @@ describe.each(drivers)("GET /v1/notifications/{notificationId} (%s)", (driver) =
   });
 
   it("answers another environment's notification and an unknown id with 404", async () => {
-    const theirs = server.development.notifications[0] as DemoNotification;
+    const theirs = server.development.notifications[0] as NotificationRow;
     for (const id of [theirs.id, "ffffffffffffffffffffffff"]) {
       const response = await server.request(`/v1/notifications/${id}`);
       expect(response.status).toBe(404);

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ErrorDto, Subscriber, ValidationErrorDto } from "../../generated/schema.js";
-import type { DemoSubscriber } from "../../server/demo/generate.js";
+import type { SubscriberRow } from "../../server/store/rows.js";
 import { drivers } from "../support/databases.js";
 import { json, jsonPatch, startTestServer, type TestServer } from "../support/server.js";
 
 describe.each(drivers)("PATCH /v2/subscribers/{subscriberId} (%s)", (driver) => {
   let server: TestServer;
-  let pool: DemoSubscriber[];
+  let pool: SubscriberRow[];
   /** Each test takes subscribers of its own, so that tests do not see each other's changes. */
   const take = () => {
     const next = pool.shift();

@@ -1,4 +1,5 @@
-import type { DemoEnvironment, DemoSubscriber } from "../../server/demo/generate.js";
+import type { DemoEnvironment } from "../../server/demo/generate.js";
+import type { SubscriberRow } from "../../server/store/rows.js";
 
 export type OrderBy = "_id" | "createdAt" | "updatedAt";
 export type Direction = "ASC" | "DESC";
@@ -8,8 +9,8 @@ const column = { _id: "id", createdAt: "created_at", updatedAt: "updated_at" } a
 /** The subscribers a search should return, in order, computed from the demo data without the server. */
 export function expectedSubscribers(
   environment: DemoEnvironment,
-  options: { orderBy?: OrderBy; orderDirection?: Direction; filter?: (s: DemoSubscriber) => boolean } = {},
-): DemoSubscriber[] {
+  options: { orderBy?: OrderBy; orderDirection?: Direction; filter?: (s: SubscriberRow) => boolean } = {},
+): SubscriberRow[] {
   const key = column[options.orderBy ?? "_id"];
   const sign = (options.orderDirection ?? "DESC") === "ASC" ? 1 : -1;
   return environment.subscribers
