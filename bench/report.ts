@@ -64,7 +64,7 @@ const prismName = "Prism mock";
 const missNotes: Record<string, string> = {
   "store p99 ≤ 10 ms":
     "the shapes over are the case-insensitive substring filters (`email`, `name`, and the list's `search`), which the " +
-    "contract fixes as substring matches (CONTRACT-NOTES). They run on trigram GIN indexes; PostgreSQL 15 reads the " +
+    "contract fixes as substring matches (docs/decisions.md). They run on trigram GIN indexes; PostgreSQL 15 reads the " +
     "whole posting list of every trigram of the term, and the trigrams of e-mail addresses (`com`, `gma`, `ail`) occur " +
     "in most of the 930,000 rows (see the buffers in the plans); the page and the capped count each pay it. A filter " +
     "matching more than the cap must also fetch 50,001 rows to know it. What would fix it: prefix or exact semantics " +

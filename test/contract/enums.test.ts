@@ -44,7 +44,7 @@ describe("enums in the spec", () => {
     expect(enumAt("ChannelType")).not.toContain("tool");
   });
 
-  it("include every value CONTRACT-NOTES lists", () => {
+  it("include every value the contract notes list (docs/decisions.md D1)", () => {
     expect(enumAt("ChannelType")).toEqual(["in_app", "email", "sms", "chat", "push"]);
     expect(enumAt("SeverityLevel")).toEqual(["high", "medium", "low", "none"]);
     expect(enumAt("JobType")).toEqual(

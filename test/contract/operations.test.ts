@@ -78,7 +78,7 @@ describe("the bundled spec", () => {
     }
   });
 
-  it("declares the query limits of the seed and CONTRACT-NOTES", () => {
+  it("declares the query limits of the seed and docs/decisions.md", () => {
     const query = (id: string, name: string) =>
       resolve(parametersOf(id).find((p) => p.in === "query" && p.name === name)?.schema);
     expect(query("searchSubscribers", "limit")).toMatchObject({
