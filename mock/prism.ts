@@ -1,7 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startProcess } from "./process.js";
 
 /** The bundled spec that Prism serves (in the package: the copy its build places beside the code). */
 export const specFile = fileURLToPath(new URL("../generated/openapi.json", import.meta.url));
@@ -24,34 +25,21 @@ export interface PrismProcess {
  * listens.
  */
 export async function startPrism(args: string[], port: number, host = "127.0.0.1"): Promise<PrismProcess> {
-  const child = spawn(process.execPath, [prismEntry(), ...args, "-h", host, "-p", String(port)], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let log = "";
-  child.stdout?.on("data", (chunk) => {
-    log += String(chunk);
-  });
-  child.stderr?.on("data", (chunk) => {
-    log += String(chunk);
-  });
-  const deadline = Date.now() + 60_000;
-  while (!log.includes("Prism is listening")) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill();
-      throw new Error(`Prism did not start:\n${log}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const { child, output, exited } = await startProcess(
+    process.execPath,
+    [prismEntry(), ...args, "-h", host, "-p", String(port)],
+    {},
+    (log) => log.includes("Prism is listening"),
+    60_000,
+  );
   return {
     child,
     url: `http://${host}:${port}`,
-    output: () => log,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
+    output,
+    async stop() {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await exited();
+    },
   };
 }
 

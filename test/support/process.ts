@@ -1,14 +1,10 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { type StartedProcess, startProcess as spawnAndWait } from "../../mock/process.js";
+
+export type { StartedProcess };
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-
-export interface StartedProcess {
-  child: ChildProcess;
-  output(): string;
-  /** Resolves when the process has exited (at once if it has). */
-  exited(): Promise<void>;
-}
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -21,43 +17,16 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/**
- * Spawns `command ...args` with PORT=0 and LOG_LEVEL=warn (unless `env` says otherwise); resolves once its output
- * satisfies `ready`, fails if it exits or takes longer than `timeoutMs` first.
- */
-export async function startProcess(
+/** `startProcess` from the project root, with PORT=0 and LOG_LEVEL=warn unless `env` says otherwise. */
+export function startProcess(
   command: string,
   args: string[],
   options: { cwd?: string; env?: Record<string, string> },
   ready: (output: string) => boolean,
   timeoutMs = 90_000,
 ): Promise<StartedProcess> {
-  const child = spawn(command, args, {
-    cwd: options.cwd ?? root,
-    env: { ...process.env, PORT: "0", LOG_LEVEL: "warn", ...options.env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let log = "";
-  child.stdout?.on("data", (chunk) => {
-    log += String(chunk);
-  });
-  child.stderr?.on("data", (chunk) => {
-    log += String(chunk);
-  });
-  const deadline = Date.now() + timeoutMs;
-  while (!ready(log)) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`${command} ${args.join(" ")} did not start:\n${log}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return {
-    child,
-    output: () => log,
-    exited: () =>
-      new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve()))),
-  };
+  const env = { ...process.env, PORT: "0", LOG_LEVEL: "warn", ...options.env };
+  return spawnAndWait(command, args, { cwd: options.cwd ?? root, env }, ready, timeoutMs);
 }
 
 /** `tsx <script> ...args` from the project root, as `startProcess` starts a command. */
