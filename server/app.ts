@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import express, { type Express } from "express";
+import express, { type Express, type RequestHandler } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import type { Logger } from "pino";
 import { pinoHttp } from "pino-http";
 import { operationTable } from "../generated/operations.js";
 import { authenticate } from "./auth.js";
-import { bindAll, operationFor } from "./bind.js";
+import { bindAll, operationFor, pathPatternSource } from "./bind.js";
 import type { Config } from "./config.js";
 import { ApiError, errorHandler } from "./errors.js";
 import type { Handlers } from "./handler-types.js";
@@ -48,9 +48,7 @@ export interface AppDependencies {
 
 /** Matches the paths of the spec's operations, whatever the method: those need an API key. */
 function apiPathPattern(): RegExp {
-  const paths = Object.values(operationTable).map((entry) =>
-    entry.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{[^}]+\\?\}/g, "[^/]+"),
-  );
+  const paths = Object.values(operationTable).map((entry) => pathPatternSource(entry.path));
   return new RegExp(`^(?:${[...new Set(paths)].join("|")})/?$`);
 }
 
@@ -97,7 +95,11 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
     config.defaultRetentionDays,
     new KeyCache(config.apiKeyCacheSeconds * 1000),
   );
-  app.use((req, res, next) => (apiPaths.test(req.path) ? requireApiKey(req, res, next) : next()));
+  const onApiPaths =
+    (handler: RequestHandler): RequestHandler =>
+    (req, res, next) =>
+      apiPaths.test(req.path) ? handler(req, res, next) : next();
+  app.use(onApiPaths(requireApiKey));
   if (config.rateLimitPerMinute > 0) {
     app.use(rateLimit(new TokenBuckets(config.rateLimitPerMinute, Math.max(1, config.rateLimitBurst))));
   }
@@ -106,7 +108,7 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
   // Receiving a request too slowly is Node's 408 (http-server.ts); answering too slowly is this 503.
   app.use(answerTimeout(config.requestTimeoutMs));
   app.use(echoIdempotencyKey);
-  app.use((req, res, next) => (apiPaths.test(req.path) ? refuseUnstorableInput(req, res, next) : next()));
+  app.use(onApiPaths(refuseUnstorableInput));
   app.use(
     OpenApiValidator.middleware({
       apiSpec,

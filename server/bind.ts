@@ -24,6 +24,11 @@ export function assertHandlersMatchSpec(handlers: object): void {
   }
 }
 
+/** An OpenAPI path template as a regular expression source: `{name}` becomes one capturing group, `([^/]+)`. */
+export function pathPatternSource(template: string): string {
+  return template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{[^}]+\\?\}/g, "([^/]+)");
+}
+
 /** The operation a request was routed to, from the validator's route metadata. */
 export function operationFor(method: string, openApiRoute: string): OperationId | undefined {
   return operationIds.find((id) => {

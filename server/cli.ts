@@ -35,7 +35,9 @@ if (command === undefined || command === "start") {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exitCode = 1;
   }
+} else if (command === "--help" || command === "help") {
+  process.stdout.write(usage);
 } else {
-  process.stderr.write(command === "--help" || command === "help" ? usage : `Unknown command "${command}".\n${usage}`);
-  process.exitCode = command === "--help" || command === "help" ? 0 : 2;
+  process.stderr.write(`Unknown command "${command}".\n${usage}`);
+  process.exitCode = 2;
 }

@@ -10,6 +10,7 @@
  */
 import type { Request, RequestHandler } from "express";
 import { operationTable } from "../generated/operations.js";
+import { pathPatternSource } from "./bind.js";
 import { ApiError, type FieldErrors } from "./errors.js";
 
 /** Deepest nesting of a request body (MongoDB, where Novu keeps subscribers, allows 100 for a whole document). */
@@ -39,7 +40,7 @@ function unstorableJson(value: unknown, depth: number): string | undefined {
 
 const pathTemplates = [...new Set(Object.values(operationTable).map((entry) => entry.path))].map((template) => ({
   names: [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string),
-  pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{[^}]+\\?\}/g, "([^/]+)")}/?$`),
+  pattern: new RegExp(`^${pathPatternSource(template)}/?$`),
 }));
 
 function pathProblems(path: string, problems: FieldErrors): void {

@@ -1,22 +1,17 @@
 /** The rows the store writes in bulk; the demo generator produces them. */
 import type { ChannelSettings, ChannelType, JobType, SeverityLevel } from "../../generated/schema.js";
+import type { NotificationsTable, SubscribersTable } from "./schema.js";
 
-/** A subscribers row as the bulk insert takes it (column names, JSON-ready values). */
-export interface SubscriberRow {
-  id: string;
-  environment_id: string;
-  organization_id: string;
-  subscriber_id: string;
-  first_name: string | null;
-  last_name: string | null;
-  email: string | null;
-  phone: string | null;
-  avatar: string | null;
-  locale: string | null;
-  timezone: string | null;
+/**
+ * A subscribers row as the bulk insert takes it: the table's columns (schema.ts), with JSON-ready values where the
+ * table's are read as objects or dates, and without the generated `full_name`.
+ */
+export interface SubscriberRow
+  extends Omit<
+    SubscribersTable,
+    "full_name" | "channels" | "last_online_at" | "version" | "data" | "deleted" | "created_at" | "updated_at"
+  > {
   channels: ChannelSettings[];
-  topics: string[];
-  is_online: boolean | null;
   last_online_at: string | null;
   version: number;
   data: Record<string, unknown> | null;
@@ -38,18 +33,18 @@ export interface WorkflowRow {
   variables: string[];
 }
 
-/** A notifications row as the bulk insert takes it; `details` holds what the answer shows beyond the columns. */
-export interface NotificationRow {
-  id: string;
-  environment_id: string;
-  organization_id: string;
-  subscriber_id: string;
-  transaction_id: string;
+/**
+ * A notifications row as the bulk insert takes it: the table's columns, with the contract's enums, JSON-ready values
+ * and without the generated `filter_terms`; `details` holds what the answer shows beyond the columns.
+ */
+export interface NotificationRow
+  extends Omit<
+    NotificationsTable,
+    "filter_terms" | "template_id" | "channels" | "severity" | "created_at" | "updated_at" | "details"
+  > {
   template_id: string;
-  digested_notification_id: string | null;
   channels: ChannelType[];
   severity: SeverityLevel | null;
-  topic_keys: string[];
   created_at: string;
   updated_at: string;
   details: Record<string, unknown>;
