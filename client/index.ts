@@ -31,7 +31,10 @@ export interface ClientOptions {
   baseUrl: string;
   /** Sent as `Authorization: ApiKey <apiKey>`. */
   apiKey: string;
-  /** A fetch of your own (tests, instrumentation). */
+  /**
+   * A fetch of your own (tests, instrumentation). Default: the global `fetch` as it is at each request, so that mocks
+   * that replace it later (MSW's `setupServer().listen()`) see requests of a client made at import time.
+   */
   fetch?: FetchClientOptions["fetch"];
   /** Headers sent with every request. */
   headers?: FetchClientOptions["headers"];
@@ -66,7 +69,7 @@ export type ListNotificationsQuery = NonNullable<operations["listNotifications"]
 export function createClient(options: ClientOptions): ApiClient {
   const client = createFetchClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ""),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: options.fetch ?? ((request: Request) => globalThis.fetch(request)),
     ...(options.headers ? { headers: options.headers } : {}),
   });
   client.use({

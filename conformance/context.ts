@@ -1,4 +1,3 @@
-import { AssertionError } from "node:assert";
 import { type ApiClient, createClient, type ErrorDto, type ValidationErrorDto } from "@novu-query/contract";
 import { createSpecAjv, spec, validatorAt } from "./spec-validator.js";
 
@@ -23,14 +22,19 @@ export interface ConformanceTarget {
 
 const ajv = createSpecAjv();
 
+/** A rule that does not hold. Plain `Error` underneath, so the suite also runs in a browser (no `node:assert`). */
+export class RuleFailure extends Error {
+  override name = "RuleFailure";
+}
+
 export function check(condition: unknown, message: string): asserts condition {
-  if (!condition) throw new AssertionError({ message });
+  if (!condition) throw new RuleFailure(message);
 }
 
 export function checkEqual<T>(actual: T, expected: T, what: string): void {
   const a = JSON.stringify(actual);
   const e = JSON.stringify(expected);
-  if (a !== e) throw new AssertionError({ message: `${what}: expected ${e.slice(0, 300)}, got ${a.slice(0, 300)}` });
+  if (a !== e) throw new RuleFailure(`${what}: expected ${e.slice(0, 300)}, got ${a.slice(0, 300)}`);
 }
 
 /** What every rule gets: the typed client, raw HTTP for what the client cannot send, and schema checks. */
@@ -64,7 +68,7 @@ export class ConformanceContext {
   matchesSchema(value: unknown, schema: string): void {
     const validate = validatorAt(ajv, `/components/schemas/${schema}`);
     if (!validate(value)) {
-      throw new AssertionError({ message: `body does not match ${schema}: ${ajv.errorsText(validate.errors)}` });
+      throw new RuleFailure(`body does not match ${schema}: ${ajv.errorsText(validate.errors)}`);
     }
   }
 

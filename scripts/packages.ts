@@ -17,10 +17,8 @@ export const workspacePackages: WorkspacePackage[] = [
     dir: "client",
     name: "@novu-query/contract",
     projects: ["tsconfig.build.json", "tsconfig.cjs.json"],
-    assets: [
-      ["generated/openapi.json", "dist/openapi.json"],
-      ["generated/openapi.yaml", "dist/openapi.yaml"],
-    ],
+    // openapi.json is emitted by tsc beside the code that imports it (dist/esm/generated/), and exported from there.
+    assets: [["generated/openapi.yaml", "dist/openapi.yaml"]],
     commonJsDirs: ["dist/cjs"],
   },
   {

@@ -53,8 +53,9 @@ function installedPackages(app: string): string[] {
 
 const work = mkdtempSync(join(tmpdir(), "novu-query-packages-"));
 const tarballs: Record<string, string> = {};
-const apps: Record<"contract" | "mock" | "conformance" | "server", string> = {
+const apps: Record<"contract" | "msw" | "mock" | "conformance" | "server", string> = {
   contract: join(work, "frontend-app"),
+  msw: join(work, "msw-app"),
   mock: join(work, "mock-app"),
   conformance: join(work, "conformance-app"),
   server: join(work, "server-app"),
@@ -80,12 +81,18 @@ beforeAll(() => {
     tarballs[pkg.name] = join(packs, packed.filename);
   }
   installApp(apps.contract, ["@novu-query/contract"]);
+  // The MSW handlers' optional peers, at the versions this repository tests with.
+  installApp(apps.msw, ["@novu-query/contract"]);
+  const peers = ["msw", "ajv", "ajv-formats"].map(
+    (name) => `${name}@${JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")).version}`,
+  );
+  run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", ...peers], apps.msw);
   installApp(apps.mock, ["@novu-query/mock"]);
   // The conformance package depends on the contract at the same version, which is not on the registry yet.
   installApp(apps.conformance, ["@novu-query/contract", "@novu-query/conformance"]);
   installApp(apps.server, ["@novu-query/server"]);
   for (const pkg of workspacePackages) {
-    const app = apps[pkg.dir === "client" ? "contract" : (pkg.dir as keyof typeof apps)];
+    const app = apps[pkg.dir === "client" ? "contract" : (pkg.dir as Exclude<keyof typeof apps, "msw">)];
     const packed = statSync(tarballs[pkg.name] as string).size;
     report.push([
       pkg.name,
@@ -116,15 +123,23 @@ describe("package checks", () => {
   it.each(workspacePackages.map((pkg) => [pkg.name]))("are-the-types-wrong finds nothing in %s", (name) => {
     // attw exits non-zero on any problem it does not ignore. The contract is dual (ESM and CommonJS) and resolves
     // under node10 too, so it gets every check (openapi.yaml is data, not a module); the packages of the commands are
-    // ESM-only (documented), which attw's esm-only profile accepts: it ignores node10 and require() resolution.
+    // ESM-only (documented), which attw's esm-only profile accepts: it ignores node10 and require() resolution. So
+    // is the contract's ./msw entry (MSW's users are ES module apps), checked on its own with that profile.
     const contract = name === "@novu-query/contract";
-    const args = contract ? ["--exclude-entrypoints", "./openapi.yaml"] : ["--profile", "esm-only"];
-    const { analysis } = JSON.parse(run(bin("attw"), [tarballs[name] as string, ...args, "--format", "json"], root));
-    const problems = analysis.problems as { kind: string; resolutionKind: string }[];
-    if (contract) expect(problems).toEqual([]);
-    else expect(problems.filter((problem) => !["node10", "node16-cjs"].includes(problem.resolutionKind))).toEqual([]);
+    const attw = (args: string[]) =>
+      JSON.parse(run(bin("attw"), [tarballs[name] as string, ...args, "--format", "json"], root)).analysis;
+    const esmOnly = (problems: { resolutionKind: string }[]) =>
+      problems.filter((problem) => !["node10", "node16-cjs"].includes(problem.resolutionKind));
+    const analysis = attw(contract ? ["--exclude-entrypoints", "./openapi.yaml", "./msw"] : ["--profile", "esm-only"]);
+    if (contract) expect(analysis.problems).toEqual([]);
+    else expect(esmOnly(analysis.problems)).toEqual([]);
     for (const resolutionKind of ["node16-esm", "bundler"]) {
       expect(analysis.entrypoints["."].resolutions[resolutionKind].resolution.fileName).toMatch(/\.d\.ts$/);
+    }
+    if (contract) {
+      const msw = attw(["--profile", "esm-only", "--entrypoints", "./msw"]);
+      expect(esmOnly(msw.problems)).toEqual([]);
+      expect(msw.entrypoints["./msw"].resolutions.bundler.resolution.fileName).toMatch(/msw\.d\.ts$/);
     }
   });
 
@@ -142,13 +157,23 @@ describe("package checks", () => {
     const files = readdirSync(join(apps.contract, "node_modules", "@novu-query", "contract"), { recursive: true })
       .map(String)
       .filter((file) => !statSync(join(apps.contract, "node_modules", "@novu-query", "contract", file)).isDirectory());
-    expect(files).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json", "dist/openapi.json"]));
+    expect(files).toEqual(
+      expect.arrayContaining(["LICENSE", "README.md", "package.json", "dist/esm/generated/openapi.json"]),
+    );
     expect(files).toEqual(expect.arrayContaining(["dist/esm/client/index.js", "dist/esm/client/index.d.ts"]));
     expect(files).toEqual(expect.arrayContaining(["dist/cjs/client/index.js", "dist/esm/client/index.js.map"]));
     expect(files.filter((file) => /\.ts$/.test(file) && !/\.d\.ts$/.test(file))).toEqual([]);
     expect(files.filter((file) => /server|test|bench|docs/.test(file))).toEqual([]);
   });
 });
+
+/** The compiler settings of the apps' type checks: strict, and each module resolution a TypeScript app may use. */
+const strict = { strict: true, erasableSyntaxOnly: true, verbatimModuleSyntax: true, noEmit: true };
+const settings = {
+  bundler: { module: "ESNext", moduleResolution: "bundler", target: "ES2022", lib: ["ES2022", "DOM"] },
+  nodenext: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2022", "DOM"] },
+  node10: { module: "ESNext", moduleResolution: "node10", target: "ES2022", lib: ["ES2022", "DOM"] },
+};
 
 describe("the contract package in a TypeScript app", () => {
   const source = `import { allNotifications, createClient, type Notification } from "@novu-query/contract";
@@ -172,13 +197,6 @@ export const every: AsyncGenerator<Notification> = allNotifications(api, { limit
 export const method: "get" = operationTable.listNotifications.method;
 export type Paths = keyof paths;
 `;
-  const strict = { strict: true, erasableSyntaxOnly: true, verbatimModuleSyntax: true, noEmit: true };
-  const settings = {
-    bundler: { module: "ESNext", moduleResolution: "bundler", target: "ES2022", lib: ["ES2022", "DOM"] },
-    nodenext: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2022", "DOM"] },
-    node10: { module: "ESNext", moduleResolution: "node10", target: "ES2022", lib: ["ES2022", "DOM"] },
-  };
-
   it.each(Object.entries(settings))("type-checks under moduleResolution %s with strict settings", (name, options) => {
     const dir = join(apps.contract, `typecheck-${name}`);
     mkdirSync(dir, { recursive: true });
@@ -223,6 +241,30 @@ void api.GET("/v2/subscribers", { params: { query: { limit: 2 } } });
     const size = result.outputFiles[0]?.contents.byteLength ?? Number.POSITIVE_INFINITY;
     report.push(["client browser bundle (minified)", kB(size), "", ""]);
     expect(size).toBeLessThan(budget.clientBundle);
+  });
+});
+
+describe("the contract's MSW handlers in an app with msw installed", () => {
+  it("type-check under bundler and nodenext: statuses, example names and bodies are typed", () => {
+    const source = `import { setupServer } from "msw/node";
+import { answer, exampleBody, handlers, respond } from "@novu-query/contract/msw";
+export const server = setupServer(...handlers, answer("listNotifications", 200, "ListNotificationsEmpty"));
+server.use(respond("getNotification", 200, { ...exampleBody("getNotification", 200), transactionId: "t" }));
+// @ts-expect-error getNotification declares no 409
+answer("getNotification", 409);
+// @ts-expect-error no such example
+answer("getNotification", 404, "Nope");
+`;
+    for (const [name, options] of Object.entries(settings).filter(([name]) => name !== "node10")) {
+      const dir = join(apps.msw, `typecheck-${name}`);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "app.ts"), source);
+      writeFileSync(
+        join(dir, "tsconfig.json"),
+        JSON.stringify({ compilerOptions: { ...strict, ...options, skipLibCheck: true }, files: ["app.ts"] }),
+      );
+      expect(run(bin("tsc"), ["-p", dir], dir)).toBe("");
+    }
   });
 });
 
@@ -302,6 +344,30 @@ const spec = require("@novu-query/contract/openapi.json");
     expect(printed.count).toBeGreaterThan(50);
     expect(printed.method).toBe("get");
     expect(printed.title).toBeTruthy();
+  });
+
+  it("answers the client from the MSW handlers in Node (setupServer), examples and a chosen error", () => {
+    writeFileSync(
+      join(apps.msw, "app.mjs"),
+      `import { setupServer } from "msw/node";
+import { createClient } from "@novu-query/contract";
+import { answer, handlers } from "@novu-query/contract/msw";
+const server = setupServer(...handlers);
+server.listen({ onUnhandledRequest: "error" });
+const api = createClient({ baseUrl: "https://api.example.com", apiKey: "any" });
+const list = await api.GET("/v1/notifications", { params: { query: { limit: 2 } } });
+const invalid = await api.GET("/v1/notifications", { params: { query: { limit: 500 } } });
+server.use(answer("getNotification", 404));
+const missing = await api.GET("/v1/notifications/{notificationId}", { params: { path: { notificationId: "66b7e1d0c3a2b1f0e9d8c7b6" } } });
+server.close();
+console.log(JSON.stringify({ count: list.data.data.length, invalid: Object.keys(invalid.error.errors), missing: missing.error.message }));
+`,
+    );
+    expect(JSON.parse(run(node, ["app.mjs"], apps.msw))).toEqual({
+      count: expect.any(Number),
+      invalid: ["query.limit"],
+      missing: "Notification not found",
+    });
   });
 
   it("the conformance command passes its shape level against the mock command", () => {

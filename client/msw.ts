@@ -1,0 +1,356 @@
+/**
+ * Mock Service Worker handlers from the contract, for mocking inside the app: in the browser (service worker), in
+ * Vitest or Jest on Node (`setupServer`) and in Storybook. No port, no CORS, a per-test choice of answer.
+ *
+ *   import { setupServer } from "msw/node";
+ *   import { handlers, answer } from "@novu-query/contract/msw";
+ *   const server = setupServer(...handlers);
+ *   server.use(answer("getNotification", 404));          // this test: the documented 404
+ *
+ * Every operation answers with its named examples from the bundled spec. Requests are checked against the same spec
+ * the way the static mock (Prism) checks them: no `Authorization: ApiKey <key>` is a 401, a parameter or body the
+ * contract refuses is a 422 naming each invalid input (`query.limit`, `body.email`), as the server words it.
+ * A `Prefer: code=404, example=NotificationNotFound` request header picks an answer, as with Prism.
+ * Needs `msw` 2.x, `ajv` and `ajv-formats` (optional peer dependencies of this package).
+ */
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import { type HttpHandler, HttpResponse, http } from "msw";
+import spec from "../generated/openapi.json" with { type: "json" };
+import { type OperationId, operationTable } from "../generated/operations.js";
+import type { operations } from "../generated/schema.js";
+
+/** The statuses an operation declares. */
+export type StatusOf<Op extends OperationId> = (typeof operationTable)[Op]["statuses"][number];
+
+/** The names of the named examples the spec gives for one status of an operation. */
+export type ExampleOf<
+  Op extends OperationId,
+  S extends StatusOf<Op>,
+> = `${S}` extends keyof (typeof operationTable)[Op]["examples"]
+  ? (typeof operationTable)[Op]["examples"][`${S}`] extends readonly (infer Name)[]
+    ? Name
+    : never
+  : never;
+
+/** The JSON body of one status of an operation, as the spec types it. */
+export type BodyOf<Op extends OperationId, S extends StatusOf<Op>> = operations[Op]["responses"] extends infer R
+  ? S extends keyof R
+    ? R[S] extends { content: { "application/json": infer Body } }
+      ? Body
+      : never
+    : never
+  : never;
+
+export interface HandlerOptions {
+  /**
+   * Where the app's client sends its requests, e.g. "https://api.example.com" or "/api". Default: any origin, so
+   * `createClient({ baseUrl: "http://localhost:3000" })` and a deployed URL are both intercepted.
+   */
+  baseUrl?: string;
+}
+
+/** What one answer is: a status, and a named example of it or a body of your own. */
+type Choice = { status: number; example?: string; body?: unknown };
+
+interface SpecParameter {
+  name: string;
+  in: string;
+  required?: boolean;
+}
+
+type Json = Record<string, unknown>;
+
+// ajv-formats is CommonJS; its default export arrives wrapped under some ESM loaders.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as typeof addFormatsModule.default;
+
+function resolve(node: unknown): Json {
+  let current = node as Json;
+  while (typeof current?.$ref === "string") {
+    current = current.$ref
+      .slice(2)
+      .split("/")
+      .reduce<Json>((parent, key) => parent[key.replace(/~1/g, "/").replace(/~0/g, "~")] as Json, spec as Json);
+  }
+  return current;
+}
+
+function pointer(...segments: string[]): string {
+  return segments.map((segment) => `/${segment.replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
+}
+
+let validators: { params: Ajv2020; body: Ajv2020 } | undefined;
+
+/** Two validators over the bundled spec: parameters arrive as text and are coerced like the server's; bodies are not. */
+function specAjv(): { params: Ajv2020; body: Ajv2020 } {
+  if (validators) return validators;
+  const make = (coerce: boolean) => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true, coerceTypes: coerce ? "array" : false });
+    addFormats(ajv);
+    ajv.addSchema(spec as object, "spec");
+    return ajv;
+  };
+  validators = { params: make(true), body: make(false) };
+  return validators;
+}
+
+interface OperationCheck {
+  parameters: { where: "query" | "path"; name: string; required: boolean; validate: ValidateFunction }[];
+  body?: ValidateFunction;
+}
+
+const checks = new Map<OperationId, OperationCheck>();
+
+function operationCheck(id: OperationId): OperationCheck {
+  const cached = checks.get(id);
+  if (cached) return cached;
+  const { path, method } = operationTable[id];
+  const operation = resolve((spec.paths as Json)[path]) as Json;
+  const base = pointer("paths", path, method);
+  const { params, body } = specAjv();
+  const parameters = ((operation[method] as Json).parameters as unknown[]).flatMap((raw, index) => {
+    const parameter = resolve(raw) as unknown as SpecParameter;
+    if (parameter.in !== "query" && parameter.in !== "path") return [];
+    const schema = typeof (raw as Json).$ref === "string" ? `${(raw as Json).$ref}/schema`.slice(1) : undefined;
+    return [
+      {
+        where: parameter.in as "query" | "path",
+        name: parameter.name,
+        required: parameter.required === true,
+        validate: params.compile({ $ref: `spec#${schema ?? `${base}/parameters/${index}/schema`}` }),
+      },
+    ];
+  });
+  const check: OperationCheck = { parameters };
+  if (operationTable[id].hasBody) {
+    check.body = body.compile({ $ref: `spec#${base}/requestBody/content/application~1json/schema` });
+  }
+  checks.set(id, check);
+  return check;
+}
+
+type FieldErrors = Record<string, { messages: string[]; value: unknown }>;
+
+function addIssues(errors: FieldErrors, prefix: string, issues: ErrorObject[] | null | undefined, value: unknown) {
+  for (const issue of issues ?? []) {
+    let key = prefix;
+    let at: unknown = value;
+    const segments = issue.instancePath
+      .split("/")
+      .slice(1)
+      .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+    if (issue.keyword === "additionalProperties") segments.push(String(issue.params.additionalProperty));
+    for (const segment of segments) {
+      key += /^\d+$/.test(segment) ? `[${segment}]` : `.${segment}`;
+      at = at && typeof at === "object" ? (at as Json)[segment] : undefined;
+    }
+    const message = issue.keyword === "additionalProperties" ? "is not a known field" : (issue.message ?? "is invalid");
+    const entry = errors[key] ?? { messages: [], value: at === undefined ? null : at };
+    if (!entry.messages.includes(message)) entry.messages.push(message);
+    errors[key] = entry;
+  }
+}
+
+function errorFrame(status: number, message: string, url: URL) {
+  const reasons: Record<number, string> = {
+    400: "Bad Request",
+    415: "Unsupported Media Type",
+    422: "Unprocessable Entity",
+  };
+  return {
+    statusCode: status,
+    error: reasons[status] ?? "Error",
+    message,
+    timestamp: new Date().toISOString(),
+    path: url.pathname + url.search,
+  };
+}
+
+function exampleValue(name: string): unknown {
+  const example = (spec.components.examples as Record<string, { value?: unknown }>)[name];
+  if (!example) throw new Error(`the contract has no example named ${name}`);
+  return structuredClone(example.value);
+}
+
+function exampleResponse(id: OperationId, url: URL, choice: Choice): Response {
+  const { path, method } = operationTable[id];
+  const responses = ((spec.paths as Json)[path] as Json)[method] as { responses: Json };
+  const response = resolve(responses.responses[String(choice.status)]) as {
+    headers?: Record<string, unknown>;
+    content?: Record<string, { examples?: Record<string, unknown> }>;
+  };
+  let body = choice.body;
+  if (body === undefined) {
+    body = exampleBody(id, choice.status as never, choice.example as never);
+    // An error example's path and time are those of this request, as the server's would be.
+    if (choice.status >= 400 && body && typeof body === "object") {
+      Object.assign(body, { path: url.pathname + url.search, timestamp: new Date().toISOString() });
+    }
+  }
+  const headers = new Headers();
+  for (const [name, raw] of Object.entries(response.headers ?? {})) {
+    const header = resolve(raw) as { example?: unknown };
+    if (name.toLowerCase() === "x-request-id") headers.set(name, requestId());
+    else if (header.example !== undefined) headers.set(name, String(header.example));
+  }
+  return HttpResponse.json(body as never, { status: choice.status, headers });
+}
+
+/**
+ * A named example's body, typed as the answer it documents (a fresh copy each time), to start a `respond` body from.
+ * Without a name: the first example of that status.
+ */
+export function exampleBody<Op extends OperationId, S extends StatusOf<Op>>(
+  operationId: Op,
+  status: S,
+  example?: ExampleOf<Op, S>,
+): BodyOf<Op, S> {
+  const names = (operationTable[operationId].examples as Record<string, readonly string[]>)[String(status)] ?? [];
+  const name = (example as string | undefined) ?? names[0];
+  if (!name || !names.includes(name)) throw new Error(`${operationId} has no ${status} example named ${name}`);
+  return exampleValue(name) as BodyOf<Op, S>;
+}
+
+function requestId(): string {
+  return typeof crypto.randomUUID === "function" ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`;
+}
+
+/** The request's `Prefer: code=404, example=Name` choice, as Prism reads it. */
+function preferred(request: Request): Partial<Choice> {
+  const choice: Partial<Choice> = {};
+  for (const part of (request.headers.get("prefer") ?? "").split(",")) {
+    const [key, value] = part.split("=").map((text) => text.trim());
+    if (key === "code" && value && /^\d{3}$/.test(value)) choice.status = Number(value);
+    if (key === "example" && value) choice.example = value;
+  }
+  return choice;
+}
+
+/** The 401 a request deserves, by the example whose text the server sends for it; undefined when the key is usable. */
+function authenticationFailure(request: Request): string | undefined {
+  const authorization = request.headers.get("authorization");
+  if (authorization === null) return "UnauthorizedMissingHeader";
+  const [scheme, key] = authorization.trim().split(/\s+/, 2);
+  if (scheme !== "ApiKey") return "UnauthorizedInvalidScheme";
+  if (!key) return "UnauthorizedEmptyKey";
+  return undefined;
+}
+
+/** Checks a request against the operation's parameters and body; answers 400/415/422 when the contract refuses it. */
+async function requestFailure(id: OperationId, request: Request, params: Json, url: URL): Promise<Response | null> {
+  const check = operationCheck(id);
+  const errors: FieldErrors = {};
+  const known = new Set(check.parameters.filter((p) => p.where === "query").map((p) => p.name));
+  url.searchParams.forEach((value, name) => {
+    if (!known.has(name)) errors[`query.${name}`] = { messages: ["is not a known query parameter"], value };
+  });
+  for (const parameter of check.parameters) {
+    const raw =
+      parameter.where === "path"
+        ? (params[parameter.name] as string | undefined)
+        : url.searchParams.getAll(parameter.name).length > 1
+          ? url.searchParams.getAll(parameter.name)
+          : (url.searchParams.get(parameter.name) ?? undefined);
+    const key = `${parameter.where}.${parameter.name}`;
+    if (raw === undefined) {
+      if (parameter.required) errors[key] = { messages: ["is required"], value: null };
+      continue;
+    }
+    // Parameters arrive as text; the validator coerces ("5" -> 5, "a" -> ["a"]) as the server's does.
+    if (!parameter.validate(Array.isArray(raw) ? [...raw] : raw))
+      addIssues(errors, key, parameter.validate.errors, raw);
+  }
+  if (check.body) {
+    if (!/^application\/json\b/i.test(request.headers.get("content-type") ?? "")) {
+      return HttpResponse.json(errorFrame(415, "Content-Type must be application/json", url), { status: 415 });
+    }
+    const text = await request.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return HttpResponse.json(errorFrame(400, "Malformed JSON in request body", url), { status: 400 });
+    }
+    if (!check.body(body)) addIssues(errors, "body", check.body.errors, body);
+  }
+  if (Object.keys(errors).length === 0) return null;
+  return HttpResponse.json({ ...errorFrame(422, "Validation Error", url), errors }, { status: 422 });
+}
+
+function urlPattern(id: OperationId, baseUrl: string | undefined): string {
+  const path = operationTable[id].expressPath;
+  return baseUrl === undefined ? `*${path}` : `${baseUrl.replace(/\/+$/, "")}${path}`;
+}
+
+/** Fails for a status the operation does not declare or an example name it does not have. */
+function checkChoice(id: OperationId, choice: Choice): void {
+  if (!(operationTable[id].statuses as readonly number[]).includes(choice.status)) {
+    throw new Error(
+      `${id} does not declare status ${choice.status}; it declares ${operationTable[id].statuses.join(", ")}`,
+    );
+  }
+  const names = (operationTable[id].examples as Record<string, readonly string[]>)[String(choice.status)] ?? [];
+  if (choice.example !== undefined && !names.includes(choice.example)) {
+    throw new Error(`${id} has no ${choice.status} example named ${choice.example}; it has ${names.join(", ")}`);
+  }
+}
+
+function handlerFor(id: OperationId, options: HandlerOptions, fixed?: Choice): HttpHandler {
+  if (fixed) checkChoice(id, fixed);
+  const method = operationTable[id].method;
+  return http[method](urlPattern(id, options.baseUrl), async ({ request, params }) => {
+    const url = new URL(request.url);
+    const failedAuthentication = authenticationFailure(request);
+    if (failedAuthentication) return exampleResponse(id, url, { status: 401, example: failedAuthentication });
+    const refused = await requestFailure(id, request.clone(), params as Json, url);
+    if (refused) return refused;
+    const prefer = preferred(request);
+    const choice: Choice = fixed ?? {
+      status: prefer.status ?? 200,
+      ...(prefer.example && { example: prefer.example }),
+    };
+    checkChoice(id, choice);
+    return exampleResponse(id, url, choice);
+  });
+}
+
+/** Handlers for every operation of the contract, answering with the named examples (the first of each status). */
+export function createHandlers(options: HandlerOptions = {}): HttpHandler[] {
+  return (Object.keys(operationTable) as OperationId[]).map((id) => handlerFor(id, options));
+}
+
+/** The default handlers: any origin, the first named example of each answer. */
+export const handlers: HttpHandler[] = createHandlers();
+
+/**
+ * A handler that answers one operation with a documented status and, optionally, one of its named examples, for
+ * `server.use(...)` / `worker.use(...)` in one test or story. Requests are still checked first (a request without a
+ * key still gets its 401). The status and the example name are typed: an undeclared one does not compile.
+ *
+ *   server.use(answer("listNotifications", 200, "ListNotificationsEmpty"));
+ *   server.use(answer("getNotification", 404));
+ */
+export function answer<Op extends OperationId, S extends StatusOf<Op>>(
+  operationId: Op,
+  status: S,
+  example?: ExampleOf<Op, S>,
+  options: HandlerOptions = {},
+): HttpHandler {
+  return handlerFor(operationId, options, { status, ...(example !== undefined && { example: example as string }) });
+}
+
+/**
+ * A handler that answers one operation with a documented status and a body of your own, typed by the contract: a
+ * field the schema does not have, or a missing required one, is a compile error.
+ *
+ *   server.use(respond("getNotification", 200, { ...exampleBody("getNotification", 200), transactionId: "txn-1" }));
+ */
+export function respond<Op extends OperationId, S extends StatusOf<Op>>(
+  operationId: Op,
+  status: S,
+  body: BodyOf<Op, S>,
+  options: HandlerOptions = {},
+): HttpHandler {
+  return handlerFor(operationId, options, { status, body });
+}

@@ -1,0 +1,200 @@
+/**
+ * The contract's MSW handlers (`@novu-query/contract/msw`) in Vitest on Node, through `setupServer` intercepting
+ * `fetch`: the same shape-level conformance rules the Prism mock passes, every documented answer by name, the
+ * request checks (401/415/400/422 as the server words them) and the typed overrides.
+ */
+import { setupServer } from "msw/node";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "../../client/index.js";
+import { answer, createHandlers, exampleBody, handlers, respond } from "../../client/msw.js";
+import { runConformance } from "../../conformance/run.js";
+import { createSpecAjv, spec, validatorAt } from "../../conformance/spec-validator.js";
+import { type OperationId, operationIds, operationTable } from "../../generated/operations.js";
+import type { ErrorDto, ValidationErrorDto } from "../../generated/schema.js";
+
+const baseUrl = "http://msw.test";
+const apiKey = "any-key";
+const server = setupServer(...handlers);
+const api = createClient({ baseUrl, apiKey });
+const ajv = createSpecAjv();
+
+beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+function call(path: string, init: RequestInit = {}, authorization: string | null = `ApiKey ${apiKey}`) {
+  const headers = new Headers(init.headers);
+  if (authorization !== null) headers.set("authorization", authorization);
+  return fetch(`${baseUrl}${path}`, { ...init, headers });
+}
+
+/** A concrete request path for an operation (the path parameters from its examples). */
+function samplePath(id: OperationId): string {
+  return operationTable[id].path
+    .replace("{subscriberId}", "user-1")
+    .replace("{notificationId}", "66b7e1d0c3a2b1f0e9d8c7b6");
+}
+
+/** Where the spec defines an operation's answer for a status (following a $ref into components/responses). */
+function responsePointer(id: OperationId, status: number): string {
+  const { path, method } = operationTable[id];
+  const operation = (spec.paths as Record<string, Record<string, { responses: Record<string, { $ref?: string }> }>>)[
+    path
+  ]?.[method];
+  const ref = operation?.responses[String(status)]?.$ref;
+  return ref ? ref.slice(1) : `/paths/${path.replace(/\//g, "~1")}/${method}/responses/${status}`;
+}
+
+function sampleInit(id: OperationId, headers: Record<string, string> = {}): RequestInit {
+  const { method, hasBody } = operationTable[id];
+  return {
+    method: method.toUpperCase(),
+    headers: { ...(hasBody && { "content-type": "application/json" }), ...headers },
+    ...(hasBody && { body: "{}" }),
+  };
+}
+
+describe("MSW handlers from the contract", () => {
+  it("pass the shape-level conformance rules, as the Prism mock does", async () => {
+    const report = await runConformance({ baseUrl, apiKey, level: "shape" });
+    expect(report.results.filter((result) => !result.passed)).toEqual([]);
+    expect(report.passed).toBeGreaterThanOrEqual(10);
+  });
+
+  it("answer the typed client with the first named example of each operation", async () => {
+    const list = await api.GET("/v1/notifications");
+    expect(list.data).toEqual(exampleBody("listNotifications", 200));
+    const search = await api.GET("/v2/subscribers", { params: { query: { email: "@example.com" } } });
+    expect(search.data).toEqual(exampleBody("searchSubscribers", 200, "SearchSubscribersFirstPage"));
+    const patched = await api.PATCH("/v2/subscribers/{subscriberId}", {
+      params: { path: { subscriberId: "user-1" } },
+      body: { firstName: "Maya" },
+    });
+    expect(patched.response.status).toBe(200);
+    expect(patched.data).toEqual(exampleBody("patchSubscriber", 200));
+  });
+
+  // Every documented answer of every operation, by Prefer and by answer(): the status, a body the spec's schema
+  // for that answer accepts, and the example's own text.
+  const everyAnswer = operationIds.flatMap((id) =>
+    Object.entries(operationTable[id].examples as Record<string, readonly string[]>).flatMap(([status, names]) =>
+      names.map((name) => [id, Number(status), name] as const),
+    ),
+  );
+  it.each(everyAnswer)("%s answers %i %s when asked to", async (id, status, name) => {
+    const validate = validatorAt(ajv, `${responsePointer(id, status)}/content/application~1json/schema`);
+    const byPrefer = await call(samplePath(id), sampleInit(id, { prefer: `code=${status}, example=${name}` }));
+    server.use(answer(id, status as never, name as never));
+    const byOverride = await call(samplePath(id), sampleInit(id));
+    for (const response of [byPrefer, byOverride]) {
+      expect(response.status).toBe(status);
+      const body = await response.json();
+      expect(validate(body), ajv.errorsText(validate.errors)).toBe(true);
+      const expected = exampleBody(id, status as never, name as never) as { message?: string };
+      if (status >= 400) expect((body as ErrorDto).message).toBe(expected.message);
+      else expect(body).toEqual(expected);
+    }
+  });
+
+  it("send the documented headers with an answer (Retry-After on 429, a fresh X-Request-Id)", async () => {
+    server.use(answer("listNotifications", 429));
+    const response = await call("/v1/notifications");
+    expect(response.headers.get("retry-after")).toBe("1");
+    expect(response.headers.get("ratelimit-policy")).toMatch(/^\d+;w=\d+/);
+    expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const error = (await response.json()) as ErrorDto;
+    expect(error.path).toBe("/v1/notifications");
+  });
+
+  it.each([
+    [null, "Missing authorization header"],
+    ["Bearer abc", 'Invalid authentication scheme: "Bearer"'],
+    ["ApiKey", "Unauthorized"],
+  ])("answer Authorization %j with 401 %j", async (authorization, message) => {
+    const response = await call("/v2/subscribers", {}, authorization);
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as ErrorDto).message).toBe(message);
+  });
+
+  it("check the request first, even when a test chose the answer", async () => {
+    server.use(answer("getNotification", 404));
+    expect((await call("/v1/notifications/66b7e1d0c3a2b1f0e9d8c7b6", {}, null)).status).toBe(401);
+    expect((await call("/v1/notifications/not-an-id")).status).toBe(422);
+    expect((await call("/v1/notifications/66b7e1d0c3a2b1f0e9d8c7b6")).status).toBe(404);
+  });
+
+  it.each([
+    ["/v2/subscribers?limit=101", ["query.limit"]],
+    ["/v2/subscribers?limit=ten&orderDirection=sideways", ["query.limit", "query.orderDirection"]],
+    ["/v2/subscribers?includeCursor=maybe", ["query.includeCursor"]],
+    ["/v2/subscribers?emial=a", ["query.emial"]],
+    ["/v1/notifications?channels=email&channels=pigeon", ["query.channels[1]"]],
+    ["/v1/notifications?page=-1&after=yesterday", ["query.page", "query.after"]],
+    ["/v1/notifications/not-an-id", ["path.notificationId"]],
+  ])("answer %s with 422 naming %j", async (path, keys) => {
+    const response = await call(path);
+    expect(response.status).toBe(422);
+    const body = (await response.json()) as ValidationErrorDto;
+    expect(body).toMatchObject({ statusCode: 422, error: "Unprocessable Entity", message: "Validation Error" });
+    expect(Object.keys(body.errors).sort()).toEqual([...keys].sort());
+    expect(validatorAt(ajv, "/components/schemas/ValidationErrorDto")(body)).toBe(true);
+  });
+
+  it("accept every valid parameter form: repeated array values, numbers, booleans, dates", async () => {
+    const list = await call(
+      "/v1/notifications?channels=email&channels=sms&severity=high&page=2&limit=50&after=2026-01-01T00:00:00Z",
+    );
+    expect(list.status).toBe(200);
+    const search = await call("/v2/subscribers?limit=100&includeCursor=true&orderBy=createdAt&orderDirection=ASC");
+    expect(search.status).toBe(200);
+  });
+
+  it("check PATCH bodies: unknown and mistyped fields are 422, a non-JSON body 415, malformed JSON 400", async () => {
+    const patch = (body: string, contentType = "application/json") =>
+      call("/v2/subscribers/user-1", { method: "PATCH", headers: { "content-type": contentType }, body });
+    const unknown = await patch(JSON.stringify({ fristName: "typo", locale: 5 }));
+    expect(unknown.status).toBe(422);
+    const errors = ((await unknown.json()) as ValidationErrorDto).errors;
+    expect(errors["body.fristName"]?.messages).toEqual(["is not a known field"]);
+    expect(errors["body.locale"]?.value).toBe(5);
+    expect((await patch("{}", "text/plain")).status).toBe(415);
+    const malformed = await patch("{");
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as ErrorDto).message).toBe("Malformed JSON in request body");
+  });
+
+  it("answer with a typed body of the test's own", async () => {
+    const custom = { ...exampleBody("getNotification", 200), transactionId: "txn-from-this-test" };
+    server.use(respond("getNotification", 200, custom));
+    const { data } = await api.GET("/v1/notifications/{notificationId}", {
+      params: { path: { notificationId: "66b7e1d0c3a2b1f0e9d8c7b6" } },
+    });
+    expect(data?.transactionId).toBe("txn-from-this-test");
+  });
+
+  it("refuse undeclared statuses, unknown example names and wrong bodies at compile time (and the first two at run time)", () => {
+    // @ts-expect-error getNotification declares no 409
+    expect(() => answer("getNotification", 409)).toThrow("getNotification does not declare status 409");
+    // @ts-expect-error no such example
+    expect(() => answer("listNotifications", 200, "NoSuchExample")).toThrow("has no 200 example named NoSuchExample");
+    // @ts-expect-error an extra field is not part of the Notification schema
+    respond("getNotification", 200, { ...exampleBody("getNotification", 200), extra: 1 });
+    // @ts-expect-error 404's body is an ErrorDto, not a Notification
+    respond("getNotification", 404, exampleBody("getNotification", 200));
+  });
+
+  it("intercept only the configured base URL when one is given", async () => {
+    const scoped = setupServer(...createHandlers({ baseUrl: "https://api.example.com" }));
+    server.close();
+    scoped.listen({ onUnhandledRequest: "bypass" });
+    try {
+      const ok = await fetch("https://api.example.com/v2/subscribers", { headers: { authorization: "ApiKey k" } });
+      expect(ok.status).toBe(200);
+      const elsewhere = await fetch("http://127.0.0.1:9/v2/subscribers").catch((error: Error) => error);
+      expect(elsewhere).toBeInstanceOf(Error);
+    } finally {
+      scoped.close();
+      server.listen({ onUnhandledRequest: "error" });
+    }
+  });
+});
