@@ -1,5 +1,6 @@
 /** The benchmark's results: their shape, the targets they are judged by, and the markdown table of RESULTS.md. */
 import type { StatementPlan } from "./explain.js";
+import { renderStartup, type StartupResult } from "./startup.js";
 import type { Summary } from "./stats.js";
 
 export interface StoreShapeResult extends Summary {
@@ -52,6 +53,7 @@ export interface BenchResults {
   pglite?: { subscribers: number; notifications: number; shapes: StoreShapeResult[] } | undefined;
   http: HttpShapeResult[];
   throughput: ThroughputResult[];
+  startup?: StartupResult[] | undefined;
   targets: TargetResult[];
 }
 
@@ -241,5 +243,6 @@ export function renderMarkdown(results: BenchResults, file: string): string {
       .join("; ")}.`,
     "",
   );
+  if (results.startup) lines.push(...renderStartup(results.startup));
   return `${lines.join("\n")}\n`;
 }

@@ -19,6 +19,7 @@ import { fixedRate } from "./fixed-rate.js";
 import { startScript, type Target } from "./processes.js";
 import { type BenchResults, evaluateTargets, renderMarkdown, type StoreShapeResult } from "./report.js";
 import { benchShapes, type HttpRequest, type Shape } from "./shapes.js";
+import { measureStartup } from "./startup.js";
 import { median, summarize } from "./stats.js";
 import { closedLoop } from "./throughput.js";
 
@@ -47,6 +48,10 @@ const settings = {
 };
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const startedAt = new Date();
+
+// --- Start-up, first, while nothing else runs ----------------------------------------------------------------------
+log("Start-up to the first answer");
+const startup = await measureStartup(quick ? 1 : 5, log);
 
 // --- Store level, PostgreSQL -------------------------------------------------------------------------------------
 const databaseUrl = await benchDatabaseUrl(values["database-url"]);
@@ -169,6 +174,7 @@ const results: BenchResults = {
   pglite,
   http: httpResults,
   throughput,
+  startup,
   targets: [],
 };
 results.targets = evaluateTargets(results);

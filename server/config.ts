@@ -1,4 +1,5 @@
 /** Every setting of the reference server, read from environment variables in one place (documented in the README). */
+import { defaultSnapshotDir } from "./demo/snapshot.js";
 
 export interface Config {
   port: number;
@@ -15,6 +16,11 @@ export interface Config {
   seedDemoData: boolean;
   demoSubscribers: number;
   demoNotifications: number;
+  /**
+   * PGlite in memory only: where start-up snapshots of the demo database are kept (server/demo/snapshot.ts);
+   * undefined: no snapshots.
+   */
+  demoSnapshotDir: string | undefined;
   logLevel: string;
   /** Check every response against the spec (development and tests); off in production. */
   validateResponses: boolean;
@@ -76,6 +82,7 @@ export function loadConfig(env: Env = process.env): Config {
     seedDemoData: boolean(env, "SEED_DEMO_DATA", true),
     demoSubscribers: integer(env, "DEMO_SUBSCRIBERS", 1000, 0),
     demoNotifications: integer(env, "DEMO_NOTIFICATIONS", 5000, 0),
+    demoSnapshotDir: boolean(env, "DEMO_SNAPSHOTS", true) ? env.DEMO_SNAPSHOT_DIR || defaultSnapshotDir() : undefined,
     logLevel: env.LOG_LEVEL || "info",
     validateResponses: boolean(env, "VALIDATE_RESPONSES", !production),
     totalCountCap: integer(env, "TOTAL_COUNT_CAP", 50_000, 1),

@@ -1,12 +1,25 @@
 import type { AddressInfo } from "node:net";
-import pino from "pino";
+import pino, { type Logger } from "pino";
 import { createApp } from "./app.js";
 import type { Config } from "./config.js";
-import { defaultDemoOptions, demoApiKey } from "./demo/generate.js";
-import { isEmpty, loadDemo } from "./demo/load.js";
+import { type DemoOptions, defaultDemoOptions, demoApiKey } from "./demo/options.js";
+import { demoWorkingCopy } from "./demo/snapshot.js";
 import { handlers } from "./handlers/index.js";
 import { createHttpServer } from "./http-server.js";
-import { openStore } from "./store/store.js";
+import { openStore, type Store } from "./store/store.js";
+
+/** Loads the demo data into an empty store. */
+async function seedDemo(store: Store, demo: DemoOptions, logger: Logger): Promise<void> {
+  // The generator (and faker) load only when there is data to generate.
+  const { isEmpty, loadDemo } = await import("./demo/load.js");
+  if (!(await isEmpty(store))) return;
+  const started = Date.now();
+  await loadDemo(store, demo);
+  logger.info(
+    { subscribers: demo.subscribers, notifications: demo.notifications, ms: Date.now() - started },
+    "loaded demo data",
+  );
+}
 
 /**
  * Runs the reference server until SIGTERM or SIGINT: opens the store, loads the demo data into an empty one, listens,
@@ -14,29 +27,36 @@ import { openStore } from "./store/store.js";
  */
 export async function runServer(config: Config): Promise<void> {
   const logger = pino({ level: config.logLevel });
-  const opened = await openStore({
-    databaseUrl: config.databaseUrl,
-    readDatabaseUrl: config.databaseReadUrl,
-    dataDir: config.dataDir,
-    poolSize: config.poolSize,
-    totalCountCap: config.totalCountCap,
-    onIdleConnectionError: (err) => logger.warn({ err }, "an idle database connection was closed; it will be reopened"),
-  });
-  const { store } = opened;
-
   const demoOptions = {
     ...defaultDemoOptions,
     subscribers: config.demoSubscribers,
     notifications: config.demoNotifications,
   };
-  if (config.seedDemoData && (await isEmpty(store))) {
-    const started = Date.now();
-    await loadDemo(store, demoOptions);
-    logger.info(
-      { subscribers: demoOptions.subscribers, notifications: demoOptions.notifications, ms: Date.now() - started },
-      "loaded demo data",
-    );
-  }
+  // An in-memory demo database runs on a throwaway copy of its snapshot (server/demo/snapshot.ts).
+  const storeOptions = {
+    databaseUrl: config.databaseUrl,
+    readDatabaseUrl: config.databaseReadUrl,
+    dataDir: config.dataDir,
+    poolSize: config.poolSize,
+    totalCountCap: config.totalCountCap,
+    onIdleConnectionError: (err: Error) =>
+      logger.warn({ err }, "an idle database connection was closed; it will be reopened"),
+  };
+  const snapshotDir =
+    config.seedDemoData && !config.databaseUrl && !config.dataDir ? config.demoSnapshotDir : undefined;
+  const copy = snapshotDir
+    ? await demoWorkingCopy(snapshotDir, demoOptions, async (dataDir) => {
+        const building = await openStore({ ...storeOptions, dataDir });
+        await seedDemo(building.store, demoOptions, logger);
+        await building.close();
+      })
+    : undefined;
+  if (copy) process.once("exit", () => copy.remove());
+  if (copy?.built) logger.info({ snapshotDir }, "saved a snapshot of the demo database: later starts copy it");
+  const opened = await openStore({ ...storeOptions, dataDir: copy?.dataDir ?? config.dataDir });
+  const { store } = opened;
+  const location = copy ? "PGlite in memory (a throwaway copy of the demo snapshot)" : opened.location;
+  if (!copy && config.seedDemoData) await seedDemo(store, demoOptions, logger);
 
   // Housekeeping, now and every ten minutes: expired idempotency records, notification partitions for the months
   // ahead, and (with PURGE_AFTER_DAYS) the months that have fallen out of retention.
@@ -83,7 +103,7 @@ export async function runServer(config: Config): Promise<void> {
       : "none: no CORS headers (set CORS_ORIGINS to call the API from a page on another origin)";
   const lines = [
     "",
-    `Notification query API (reference server) on ${opened.location}`,
+    `Notification query API (reference server) on ${location}`,
     `  API        ${base}`,
     `  Docs       ${base}/docs`,
     `  Spec       ${base}/openapi.json`,
@@ -126,6 +146,7 @@ export async function runServer(config: Config): Promise<void> {
       clearInterval(drain);
       clearInterval(cleanupTimer);
       await opened.close();
+      copy?.remove();
       logger.info("stopped");
       process.exit(0);
     });

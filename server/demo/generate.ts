@@ -3,7 +3,6 @@
  * `npm start` loads it into an empty store, and the tests build their fixtures with it.
  * Only enum values the contract declares are used, and every reference points at a record that exists.
  */
-import { createHash } from "node:crypto";
 import { base, en, Faker } from "@faker-js/faker";
 import type {
   ChannelSettings,
@@ -18,23 +17,9 @@ import type {
   StepFilter,
 } from "../../generated/schema.js";
 import type { NotificationRow, SubscriberRow, WorkflowRow } from "../store/rows.js";
+import { type DemoOptions, defaultDemoOptions, demoApiKey } from "./options.js";
 
-export interface DemoOptions {
-  seed: number;
-  subscribers: number;
-  notifications: number;
-  /** The newest record is created just before this instant. */
-  anchor: Date;
-  /** How the rows are shared between environments; the default is 80% Production, 20% Development. */
-  environmentShares?: { name: string; share: number }[];
-}
-
-export const defaultDemoOptions: DemoOptions = {
-  seed: 20261121,
-  subscribers: 1000,
-  notifications: 5000,
-  anchor: new Date("2026-11-21T12:00:00.000Z"),
-};
+export { type DemoOptions, defaultDemoOptions, demoApiKey } from "./options.js";
 
 export interface DemoEnvironment {
   name: string;
@@ -145,10 +130,6 @@ function objectId(faker: Faker, at: Date): string {
     .toString(16)
     .padStart(8, "0");
   return seconds + faker.string.hexadecimal({ length: 16, casing: "lower", prefix: "" });
-}
-
-export function demoApiKey(seed: number, environment: string): string {
-  return createHash("sha256").update(`demo-key:${seed}:${environment}`).digest("hex").slice(0, 32);
 }
 
 /** An environment's fixed part: what is known before any subscriber or notification is generated. */
