@@ -1,0 +1,95 @@
+/**
+ * The structural diff of two bundled specs (api-smart-diff, which resolves every $ref so that a change to a shared
+ * schema shows at each request and response that uses it), classified by our rules (rules.ts).
+ */
+import { apiCompare } from "api-smart-diff";
+import { type Change, classify, type Impact } from "./rules.js";
+
+export type ClassifiedChange = ReturnType<typeof classify> & {
+  /** JSON pointer of what changed, e.g. /paths/~1v2~1subscribers/get/parameters/2/schema/maximum. */
+  pointer: string;
+  /** "GET /v2/subscribers", or the document part. */
+  where: string;
+};
+
+type Spec = Record<string, unknown>;
+
+function pointer(path: (string | number)[]): string {
+  return path.map((segment) => `/${String(segment).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
+}
+
+/** Components appear resolved under paths; only the security schemes and the document's own parts are kept. */
+function relevant(path: (string | number)[]): boolean {
+  if (path[0] !== "components") return true;
+  return path[1] === "securitySchemes";
+}
+
+const inlined = /^#\/components\/(parameters|responses|requestBodies|headers|examples)\//;
+
+/**
+ * The spec with every $ref to a shared parameter, response, request body, header or example replaced by its target
+ * under paths (api-smart-diff follows schema $refs itself, not these), so each change shows at each operation.
+ */
+function inlineShared(spec: Spec): Spec {
+  const target = (ref: string): unknown =>
+    ref
+      .slice(2)
+      .split("/")
+      .reduce<unknown>((node, key) => (node as Spec)?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], spec);
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!node || typeof node !== "object") return node;
+    const ref = (node as Spec).$ref;
+    if (typeof ref === "string" && inlined.test(ref)) return walk(target(ref));
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, walk(value)]));
+  };
+  return { ...spec, paths: walk(spec.paths) };
+}
+
+export function compareSpecs(before: Spec, after: Spec): ClassifiedChange[] {
+  const { diffs } = apiCompare(inlineShared(before), inlineShared(after)) as {
+    diffs: (Change & { path: (string | number)[] })[];
+  };
+  return diffs
+    .filter((diff) => relevant(diff.path))
+    .map((diff) => {
+      const classified = classify({ action: diff.action, path: diff.path, before: diff.before, after: diff.after });
+      const where =
+        diff.path[0] === "paths" && diff.path.length >= 3
+          ? `${String(diff.path[2]).toUpperCase()} ${diff.path[1]}`
+          : diff.path[0] === "paths"
+            ? String(diff.path[1])
+            : String(diff.path[0]);
+      return { ...classified, pointer: pointer(diff.path), where };
+    });
+}
+
+export function worst(changes: ClassifiedChange[], view: "clients" | "implementations"): Impact | "none" {
+  if (changes.some((change) => change[view] === "breaking")) return "breaking";
+  if (changes.some((change) => change[view] === "non-breaking")) return "non-breaking";
+  return changes.length > 0 ? "documentation" : "none";
+}
+
+const order: Record<Impact, number> = { breaking: 0, "non-breaking": 1, documentation: 2 };
+
+/** The report: clients' view first, then implementations', each breaking first. */
+export function renderReport(changes: ClassifiedChange[], base: string, format: "text" | "markdown"): string {
+  const lines: string[] = [];
+  const md = format === "markdown";
+  lines.push(md ? `### Contract changes against ${base}` : `Contract changes against ${base}`);
+  if (changes.length === 0) return `${lines.join("\n")}\n\nNo changes.\n`;
+  for (const view of ["clients", "implementations"] as const) {
+    lines.push("", md ? `#### For ${view}: ${worst(changes, view)}` : `For ${view}: ${worst(changes, view)}`);
+    const sorted = [...changes].sort((a, b) => order[a[view]] - order[b[view]]);
+    if (md) lines.push("", "| impact | where | rule | change | pointer |", "|---|---|---|---|---|");
+    for (const change of sorted) {
+      const what = `${change.action} ${change.key}`;
+      lines.push(
+        md
+          ? `| ${change[view] === "breaking" ? "**breaking**" : change[view]} | ${change.where} | \`${change.rule}\` | ${what} | \`${change.pointer}\` |`
+          : `  ${change[view].padEnd(14)} ${change.where.padEnd(40)} ${change.rule.padEnd(28)} ${what}  ${change.pointer}`,
+      );
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,327 @@
+/**
+ * The classification rules of `npm run diff` (scripts/diff/rules.ts): one old/new pair per rule on a small spec, the
+ * real spec against itself and against a dozen mutations, and the release gate end to end in a temporary git
+ * repository.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { type ClassifiedChange, compareSpecs } from "../../scripts/diff/compare.js";
+import { allowsBreaking, gateProblems } from "../../scripts/diff/gate.js";
+import { rules } from "../../scripts/diff/rules.js";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+/** tsx by its file, since the temporary repositories have no node_modules. */
+const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+// biome-ignore lint/suspicious/noExplicitAny: the fixtures mutate specs freely
+type Spec = Record<string, any>;
+
+/** A small contract: one list with a query parameter and a response, one PATCH with a closed body. */
+function small(): Spec {
+  return {
+    openapi: "3.1.0",
+    info: { title: "t", version: "1", description: "d" },
+    security: [{ key: [] }],
+    components: { securitySchemes: { key: { type: "apiKey", in: "header", name: "Authorization" } } },
+    paths: {
+      "/items": {
+        get: {
+          operationId: "listItems",
+          parameters: [
+            { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 100, default: 10 } },
+            { name: "kind", in: "query", schema: { type: "string", enum: ["a", "b"] } },
+          ],
+          responses: {
+            "200": {
+              description: "ok",
+              headers: { "X-Request-Id": { schema: { type: "string" } } },
+              content: {
+                "application/json": {
+                  schema: {
+                    type: "object",
+                    required: ["id", "state"],
+                    properties: {
+                      id: { type: "string", maxLength: 24 },
+                      state: { type: "string", enum: ["on", "off"] },
+                      note: { type: "string" },
+                    },
+                  },
+                },
+              },
+            },
+            "404": { description: "missing", content: { "application/json": { schema: { type: "object" } } } },
+          },
+        },
+        patch: {
+          operationId: "patchItem",
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  additionalProperties: false,
+                  properties: { name: { type: "string", maxLength: 50 }, tag: { type: "string" } },
+                },
+              },
+            },
+          },
+          responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } } },
+        },
+      },
+    },
+  };
+}
+
+const list = (s: Spec) => s.paths["/items"].get;
+const body = (s: Spec) => s.paths["/items"].patch.requestBody.content["application/json"].schema;
+const response = (s: Spec) => list(s).responses["200"].content["application/json"].schema;
+
+/** [rule, mutation, clients, implementations] */
+const pairs: [string, (s: Spec) => void, string, string][] = [
+  ["documentation", (s) => (list(s).description = "Lists items."), "documentation", "documentation"],
+  ["operation-removed", (s) => delete s.paths["/items"].patch, "breaking", "non-breaking"],
+  [
+    "operation-added",
+    (s) => (s.paths["/other"] = { get: { operationId: "o", responses: {} } }),
+    "non-breaking",
+    "breaking",
+  ],
+  ["operation-id-changed", (s) => (list(s).operationId = "getItems"), "breaking", "breaking"],
+  ["security-changed", (s) => (s.components.securitySchemes.key.name = "X-Key"), "breaking", "breaking"],
+  [
+    "parameter-added",
+    (s) => list(s).parameters.push({ name: "q", in: "query", required: true, schema: { type: "string" } }),
+    "breaking",
+    "breaking",
+  ],
+  ["parameter-removed", (s) => list(s).parameters.splice(1, 1), "breaking", "non-breaking"],
+  ["parameter-required-changed", (s) => (list(s).parameters[0].required = true), "breaking", "non-breaking"],
+  ["default-changed", (s) => (list(s).parameters[0].schema.default = 20), "breaking", "breaking"],
+  ["request-enum-narrowed", (s) => list(s).parameters[1].schema.enum.pop(), "breaking", "non-breaking"],
+  ["request-enum-widened", (s) => list(s).parameters[1].schema.enum.push("c"), "non-breaking", "breaking"],
+  ["request-bound-changed", (s) => (list(s).parameters[0].schema.maximum = 50), "breaking", "non-breaking"],
+  ["request-bound-changed", (s) => (list(s).parameters[0].schema.maximum = 500), "non-breaking", "breaking"],
+  ["request-field-added", (s) => (body(s).properties.color = { type: "string" }), "non-breaking", "breaking"],
+  ["request-field-removed", (s) => delete body(s).properties.tag, "breaking", "non-breaking"],
+  ["request-required-changed", (s) => (body(s).required = ["name"]), "breaking", "non-breaking"],
+  ["request-additional-properties", (s) => (body(s).additionalProperties = true), "non-breaking", "breaking"],
+  ["type-changed", (s) => (body(s).properties.name.type = "integer"), "breaking", "breaking"],
+  ["status-changed", (s) => delete list(s).responses["404"], "non-breaking", "breaking"],
+  ["status-changed", (s) => (list(s).responses["201"] = { description: "made" }), "non-breaking", "non-breaking"],
+  [
+    "media-type-changed",
+    (s) => (list(s).responses["404"].content = { "text/plain": { schema: { type: "string" } } }),
+    "breaking",
+    "breaking",
+  ],
+  ["header-changed", (s) => delete list(s).responses["200"].headers["X-Request-Id"], "breaking", "non-breaking"],
+  ["response-field-removed", (s) => delete response(s).properties.note, "breaking", "non-breaking"],
+  ["response-field-added", (s) => (response(s).properties.extra = { type: "string" }), "non-breaking", "breaking"],
+  ["response-required-changed", (s) => response(s).required.pop(), "breaking", "non-breaking"],
+  ["response-enum-widened", (s) => response(s).properties.state.enum.push("paused"), "breaking", "non-breaking"],
+  ["response-enum-narrowed", (s) => response(s).properties.state.enum.pop(), "non-breaking", "breaking"],
+  ["type-changed", (s) => (response(s).properties.note.type = ["string", "null"]), "breaking", "breaking"],
+  ["response-bound-changed", (s) => (response(s).properties.id.maxLength = 36), "breaking", "non-breaking"],
+];
+
+function changesOf(mutate: (s: Spec) => void, base: () => Spec = small): ClassifiedChange[] {
+  const before = base();
+  const after = structuredClone(before);
+  mutate(after);
+  return compareSpecs(before, after);
+}
+
+describe("classification rules", () => {
+  it.each(pairs)("%s: %s", (rule, mutate, clients, implementations) => {
+    const changes = changesOf(mutate);
+    expect(changes.length).toBeGreaterThan(0);
+    expect(changes.map((c) => [c.rule, c.clients, c.implementations])).toContainEqual([rule, clients, implementations]);
+    expect(changes.filter((c) => c.rule === "unclassified")).toEqual([]);
+  });
+
+  it("has a fixture pair for every rule, and every rule is documented", () => {
+    expect(new Set(pairs.map(([rule]) => rule))).toEqual(new Set(rules.map((rule) => rule.id)));
+    for (const rule of rules) expect(rule.text.length).toBeGreaterThan(20);
+  });
+
+  it("gives JSON pointers into the new (or old) spec", () => {
+    const [change] = changesOf((s) => (list(s).parameters[0].schema.maximum = 50));
+    expect(change?.pointer).toBe("/paths/~1items/get/parameters/0/schema/maximum");
+    expect(change?.where).toBe("GET /items");
+  });
+});
+
+describe("the real contract", () => {
+  const real = () => JSON.parse(readFileSync(join(root, "generated/openapi.json"), "utf8")) as Spec;
+  const op = (s: Spec, path: string, method = "get") => s.paths[path][method];
+
+  it("has no changes against itself, nor against the 0.1.0 release", () => {
+    expect(compareSpecs(real(), real())).toEqual([]);
+    expect(compareSpecs(JSON.parse(readFileSync(join(root, "openapi/releases/0.1.0.json"), "utf8")), real())).toEqual(
+      [],
+    );
+  });
+
+  const mutations: [string, (s: Spec) => void, "breaking" | "non-breaking" | "documentation", string][] = [
+    [
+      "remove Subscriber.locale",
+      (s) => delete s.components.schemas.Subscriber.properties.locale,
+      "breaking",
+      "response-field-removed",
+    ],
+    [
+      "widen SeverityLevel",
+      (s) => s.components.schemas.SeverityLevel.enum.push("urgent"),
+      "breaking",
+      "response-enum-widened",
+    ],
+    [
+      "rename listNotifications",
+      (s) => (op(s, "/v1/notifications").operationId = "listNotes"),
+      "breaking",
+      "operation-id-changed",
+    ],
+    ["remove PATCH", (s) => delete s.paths["/v2/subscribers/{subscriberId}"].patch, "breaking", "operation-removed"],
+    [
+      "add a path",
+      (s) => (s.paths["/v2/topics"] = { get: { operationId: "listTopics", responses: {} } }),
+      "non-breaking",
+      "operation-added",
+    ],
+    [
+      "describe the list",
+      (s) => (op(s, "/v1/notifications").description = "New words."),
+      "documentation",
+      "documentation",
+    ],
+    ["remove the 402", (s) => delete op(s, "/v1/notifications").responses["402"], "non-breaking", "status-changed"],
+    [
+      "make the search limit 50 at most",
+      (s) => {
+        s.components.parameters.SearchLimit.schema.maximum = 50;
+      },
+      "breaking",
+      "request-bound-changed",
+    ],
+    [
+      "require email in the search",
+      (s) => {
+        s.components.parameters.SearchEmail.required = true;
+      },
+      "breaking",
+      "parameter-required-changed",
+    ],
+    [
+      "drop the idempotency header",
+      (s) => {
+        const patch = op(s, "/v2/subscribers/{subscriberId}", "patch");
+        patch.parameters = patch.parameters.filter((p: Spec) => !String(p.$ref).endsWith("/IdempotencyKey"));
+      },
+      "breaking",
+      "parameter-removed",
+    ],
+    [
+      "close Notification's payload to a string",
+      (s) => (s.components.schemas.Notification.properties.transactionId.type = "integer"),
+      "breaking",
+      "type-changed",
+    ],
+    [
+      "change the list's default page size",
+      (s) => {
+        s.components.parameters.ListLimit.schema.default = 20;
+      },
+      "breaking",
+      "default-changed",
+    ],
+  ];
+
+  it.each(mutations)("classifies: %s", (_name, mutate, clients, rule) => {
+    const changes = changesOf(mutate, real);
+    expect(changes.map((c) => c.rule)).toContain(rule);
+    expect(changes.some((c) => c.clients === clients)).toBe(true);
+    expect(changes.filter((c) => c.rule === "unclassified")).toEqual([]);
+  });
+});
+
+describe("the release gate", () => {
+  const work = mkdtempSync(join(tmpdir(), "novu-query-gate-"));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it("knows which versions allow a break", () => {
+    expect(allowsBreaking("0.1.0", "0.2.0")).toBe(true);
+    expect(allowsBreaking("0.1.0", "0.1.1")).toBe(false);
+    expect(allowsBreaking("1.2.0", "1.3.0")).toBe(false);
+    expect(allowsBreaking("1.2.0", "2.0.0")).toBe(true);
+    expect(gateProblems([], "0.1.0", "0.1.0", "")).toEqual([]);
+  });
+
+  /** A repository holding a released 0.1.0 snapshot, a changed spec, a version and a CHANGELOG. */
+  function repository(version: string, changelog: string, mutate: (s: Spec) => void): string {
+    const dir = join(work, `${version}-${Math.random().toString(36).slice(2)}`);
+    mkdirSync(join(dir, "openapi", "releases"), { recursive: true });
+    mkdirSync(join(dir, "generated"));
+    writeFileSync(join(dir, "openapi", "releases", "0.1.0.json"), JSON.stringify(small()));
+    const current = small();
+    mutate(current);
+    writeFileSync(join(dir, "generated", "openapi.json"), JSON.stringify(current));
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "x", version }));
+    writeFileSync(join(dir, "CHANGELOG.md"), changelog);
+    execFileSync("git", ["init", "-q"], { cwd: dir });
+    execFileSync("git", ["add", "."], { cwd: dir });
+    execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x"], { cwd: dir });
+    return dir;
+  }
+  function gate(version: string, changelog: string, mutate: (s: Spec) => void) {
+    const dir = repository(version, changelog, mutate);
+    return spawnSync(process.execPath, ["--import", tsx, join(root, "scripts/diff.ts"), "--gate"], {
+      cwd: dir,
+      encoding: "utf8",
+    });
+  }
+  const removeNote = (s: Spec) => delete response(s).properties.note;
+
+  it("fails a breaking change without a version bump", () => {
+    const result = gate("0.1.0", "# Changelog\n\n## 0.1.0\n- first\n", removeNote);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("raise the minor version");
+    expect(result.stdout).toContain("response-field-removed");
+  });
+
+  it("fails a bumped breaking change whose CHANGELOG does not name it", () => {
+    const result = gate("0.2.0", "# Changelog\n\n## 0.2.0\n- things\n", removeNote);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("no **Breaking** line naming GET /items");
+  });
+
+  it("passes a breaking change with the minor raised and the break named", () => {
+    const result = gate("0.2.0", "# Changelog\n\n## 0.2.0\n- **Breaking** GET /items: `note` removed\n", removeNote);
+    expect(result.stderr).toContain("account for the changes");
+    expect(result.status).toBe(0);
+  });
+
+  it("asks for a CHANGELOG section for a non-breaking change, and passes with one", () => {
+    const widen = (s: Spec) => (list(s).responses["201"] = { description: "made" });
+    expect(gate("0.1.0", "# Changelog\n\n## 0.1.0\n", widen).stderr).toContain("non-breaking contract changes");
+    expect(gate("0.1.1", "# Changelog\n\n## 0.1.1\n- limit up to 500\n", widen).status).toBe(0);
+  });
+
+  it("compares with a git ref when one is given", () => {
+    const repo = repository("0.1.0", "", () => {});
+    const changed = small();
+    removeNote(changed);
+    writeFileSync(join(repo, "generated", "openapi.json"), JSON.stringify(changed));
+    const result = spawnSync(process.execPath, ["--import", tsx, join(root, "scripts/diff.ts"), "HEAD"], {
+      cwd: repo,
+      encoding: "utf8",
+    });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain("Contract changes against git HEAD");
+    expect(result.stdout).toContain("response-field-removed");
+  });
+});
