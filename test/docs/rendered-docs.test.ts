@@ -153,6 +153,12 @@ describe("the rendered docs (generated/docs/index.html, offline)", () => {
     await page.screenshot({ path: `${screenshots}overview.png` });
   });
 
+  it("have a Changes section: the diff against the previous release (none before 0.1.0)", async () => {
+    const text = await open("", "Authentication");
+    expect(text).toContain("Changes");
+    expect(text).toContain("0.1.0 is the first release of this contract");
+  });
+
   it.each([
     ["#/subscribers/searchsubscribers", "Search subscribers", "/v2/subscribers"],
     ["#/subscribers/patchsubscriber", "Update a subscriber", "/v2/subscribers/{subscriberId}"],
