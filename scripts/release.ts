@@ -1,0 +1,114 @@
+/**
+ * `npm run release -- <major|minor|patch>`, then `npm run release -- tag`: releases the contract as it is built now.
+ *  1. refuses a bump too small for the changes since the last release (a break needs major; minor before 1.0.0);
+ *  2. raises the version of the root and of every package in step (and their exact sibling dependencies);
+ *  3. writes a CHANGELOG.md section for the new version from the diff (breaking lines marked **Breaking**), above
+ *     the previous one, for the person releasing to read and edit before committing;
+ *  4. stores generated/openapi.json as openapi/releases/<version>.json, the base of the next `npm run diff`;
+ *  5. then, once the section is read and edited, `npm run release -- tag` commits the release and tags v<version>.
+ * Run `npm run build` first; run `npm install` afterwards to update package-lock.json's versions if you publish.
+ */
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { type ClassifiedChange, compareSpecs } from "./diff/compare.js";
+import { allowsBreaking } from "./diff/gate.js";
+import { releasedVersions, releasesDir } from "./diff.js";
+
+export type Bump = "major" | "minor" | "patch";
+
+export function nextVersion(version: string, bump: Bump): string {
+  const [major = 0, minor = 0, patch = 0] = version.split(".").map(Number);
+  if (bump === "major") return `${major + 1}.0.0`;
+  if (bump === "minor") return `${major}.${minor + 1}.0`;
+  return `${major}.${minor}.${patch + 1}`;
+}
+
+/** The CHANGELOG section for a release: one line per operation and rule, breaking ones first and marked. */
+export function changelogFromDiff(version: string, date: string, changes: ClassifiedChange[]): string {
+  const lines = new Map<string, boolean>();
+  for (const change of changes) {
+    if (change.clients === "documentation" && change.implementations === "documentation") continue;
+    const breaking = change.clients === "breaking" || change.implementations === "breaking";
+    const who = [change.clients === "breaking" && "clients", change.implementations === "breaking" && "implementations"]
+      .filter(Boolean)
+      .join(" and ");
+    const line = `- ${breaking ? "**Breaking** " : ""}${change.where}: ${change.rule} (${change.action} \`${change.key}\`)${breaking ? `, breaks ${who}` : ""}`;
+    lines.set(line, breaking);
+  }
+  const sorted = [...lines].sort((a, b) => Number(b[1]) - Number(a[1])).map(([line]) => line);
+  const body = sorted.length > 0 ? sorted.join("\n") : "- Documentation only.";
+  return `## ${version} (${date})\n\n### Contract\n${body}\n`;
+}
+
+/** The packages whose version moves with the root's (the workspaces of package.json). */
+function manifests(root: string): string[] {
+  const workspaces = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")).workspaces ?? []) as string[];
+  return ["package.json", ...workspaces.map((dir) => join(dir, "package.json"))].map((file) => join(root, file));
+}
+
+export function release(root: string, bump: Bump, date: string): string {
+  const current = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version as string;
+  const version = nextVersion(current, bump);
+  const last = releasedVersions(join(root, releasesDir)).at(-1);
+  const spec = JSON.parse(readFileSync(join(root, "generated/openapi.json"), "utf8"));
+  const changes = last
+    ? compareSpecs(JSON.parse(readFileSync(join(root, releasesDir, `${last}.json`), "utf8")), spec)
+    : [];
+  const breaking = changes.some((c) => c.clients === "breaking" || c.implementations === "breaking");
+  if (last && breaking && !allowsBreaking(last, version)) {
+    throw new Error(
+      `the changes since ${last} break clients or implementations: release a ${last.startsWith("0.") ? "minor" : "major"} version`,
+    );
+  }
+  const names = new Set<string>();
+  for (const file of manifests(root)) names.add(JSON.parse(readFileSync(file, "utf8")).name);
+  for (const file of manifests(root)) {
+    const manifest = JSON.parse(readFileSync(file, "utf8"));
+    manifest.version = version;
+    for (const field of ["dependencies", "devDependencies", "peerDependencies"]) {
+      for (const name of Object.keys(manifest[field] ?? {})) if (names.has(name)) manifest[field][name] = version;
+    }
+    writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
+  }
+  const changelogFile = join(root, "CHANGELOG.md");
+  const changelog = existsSync(changelogFile) ? readFileSync(changelogFile, "utf8") : "# Changelog\n";
+  const section = changelogFromDiff(version, date, changes);
+  const at = changelog.search(/^## /m);
+  writeFileSync(
+    changelogFile,
+    at === -1 ? `${changelog.trimEnd()}\n\n${section}` : `${changelog.slice(0, at)}${section}\n${changelog.slice(at)}`,
+  );
+  copyFileSync(join(root, "generated/openapi.json"), join(root, releasesDir, `${version}.json`));
+  return version;
+}
+
+/** Commits the release files of the current version and tags it v<version>. */
+export function tagRelease(root: string): string {
+  const version = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version as string;
+  if (!existsSync(join(root, releasesDir, `${version}.json`))) {
+    throw new Error(`no ${releasesDir}/${version}.json: run npm run release -- <major|minor|patch> first`);
+  }
+  execFileSync("git", ["add", "CHANGELOG.md", releasesDir, ...manifests(root)], { cwd: root });
+  execFileSync("git", ["commit", "-qm", `Release ${version}`], { cwd: root });
+  execFileSync("git", ["tag", `v${version}`], { cwd: root });
+  return version;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { positionals } = parseArgs({ allowPositionals: true });
+  const step = positionals[0];
+  if (step === "tag") {
+    const version = tagRelease(process.cwd());
+    process.stdout.write(`Committed and tagged v${version}: push both, then npm publish --workspaces.\n`);
+  } else if (step === "major" || step === "minor" || step === "patch") {
+    const version = release(process.cwd(), step, new Date().toISOString().slice(0, 10));
+    process.stdout.write(
+      `Prepared ${version}: read and edit its CHANGELOG.md section, run npm install (package-lock.json), then npm run release -- tag.\n`,
+    );
+  } else {
+    process.stderr.write("usage: npm run release -- <major|minor|patch>   then   npm run release -- tag\n");
+    process.exit(2);
+  }
+}
