@@ -109,7 +109,7 @@ function operationCheck(id: OperationId): OperationCheck {
   const operation = resolve((spec.paths as Json)[path]) as Json;
   const base = pointer("paths", path, method);
   const { params, body } = specAjv();
-  const parameters = ((operation[method] as Json).parameters as unknown[]).flatMap((raw, index) => {
+  const parameters = (((operation[method] as Json).parameters ?? []) as unknown[]).flatMap((raw, index) => {
     const parameter = resolve(raw) as unknown as SpecParameter;
     if (parameter.in !== "query" && parameter.in !== "path") return [];
     const schema = typeof (raw as Json).$ref === "string" ? `${(raw as Json).$ref}/schema`.slice(1) : undefined;
@@ -124,7 +124,9 @@ function operationCheck(id: OperationId): OperationCheck {
   });
   const check: OperationCheck = { parameters };
   if (operationTable[id].hasBody) {
-    check.body = body.compile({ $ref: `spec#${base}/requestBody/content/application~1json/schema` });
+    const requestBody = (operation[method] as Json).requestBody as Json;
+    const at = typeof requestBody.$ref === "string" ? requestBody.$ref.slice(1) : `${base}/requestBody`;
+    check.body = body.compile({ $ref: `spec#${at}/content/application~1json/schema` });
   }
   checks.set(id, check);
   return check;
