@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import { compareSpecs, renderReport } from "./diff/compare.js";
+import { compareVersions } from "./diff/gate.js";
 import { releasedVersions, releasesDir } from "./diff.js";
 import { listOperations, renderOperationTable } from "./operation-table.js";
 import { runCli } from "./run-cli.js";
@@ -55,18 +56,12 @@ export async function build(outDir: string): Promise<void> {
 /** The "Changes" section of the rendered docs: the diff against the release before this version. */
 function changesSection(spec: Record<string, unknown>): string {
   const version = JSON.parse(readFileSync("package.json", "utf8")).version as string;
-  const earlier = releasedVersions().filter((release) => release !== version && isBefore(release, version));
+  const earlier = releasedVersions().filter((release) => compareVersions(release, version) < 0);
   const previous = earlier.at(-1);
   if (!previous) return `# Changes\n\n${version} is the first release of this contract: nothing changed before it.`;
   const before = JSON.parse(readFileSync(join(releasesDir, `${previous}.json`), "utf8"));
   const report = renderReport(compareSpecs(before, spec), `release ${previous}`, "markdown");
   return `# Changes\n\nWhat changed since ${previous}, for clients first, then for implementations.\n\n${report}`;
-}
-
-function isBefore(a: string, b: string): boolean {
-  const [x, y] = [a, b].map((version) => version.split(".").map(Number));
-  for (let i = 0; i < 3; i++) if ((x?.[i] ?? 0) !== (y?.[i] ?? 0)) return (x?.[i] ?? 0) < (y?.[i] ?? 0);
-  return false;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

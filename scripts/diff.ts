@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { compareSpecs, renderReport } from "./diff/compare.js";
-import { gateProblems } from "./diff/gate.js";
+import { compareVersions, gateProblems } from "./diff/gate.js";
 
 export const releasesDir = "openapi/releases";
 
@@ -20,11 +20,7 @@ export function releasedVersions(dir = releasesDir): string[] {
   return readdirSync(dir)
     .filter((file) => /^\d+\.\d+\.\d+\.json$/.test(file))
     .map((file) => file.replace(/\.json$/, ""))
-    .sort((a, b) => {
-      const [x, y] = [a, b].map((v) => v.split(".").map(Number));
-      for (let i = 0; i < 3; i++) if (x?.[i] !== y?.[i]) return (x?.[i] ?? 0) - (y?.[i] ?? 0);
-      return 0;
-    });
+    .sort(compareVersions);
 }
 
 function loadBase(base: string | undefined): {

@@ -12,14 +12,14 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { type ClassifiedChange, compareSpecs } from "./diff/compare.js";
-import { allowsBreaking } from "./diff/gate.js";
+import { type ClassifiedChange, compareSpecs, isBreaking, isDocumentationOnly } from "./diff/compare.js";
+import { allowsBreaking, breakingBump, parseVersion } from "./diff/gate.js";
 import { releasedVersions, releasesDir } from "./diff.js";
 
 export type Bump = "major" | "minor" | "patch";
 
 export function nextVersion(version: string, bump: Bump): string {
-  const [major = 0, minor = 0, patch = 0] = version.split(".").map(Number);
+  const [major, minor, patch] = parseVersion(version);
   if (bump === "major") return `${major + 1}.0.0`;
   if (bump === "minor") return `${major}.${minor + 1}.0`;
   return `${major}.${minor}.${patch + 1}`;
@@ -29,8 +29,8 @@ export function nextVersion(version: string, bump: Bump): string {
 export function changelogFromDiff(version: string, date: string, changes: ClassifiedChange[]): string {
   const lines = new Map<string, boolean>();
   for (const change of changes) {
-    if (change.clients === "documentation" && change.implementations === "documentation") continue;
-    const breaking = change.clients === "breaking" || change.implementations === "breaking";
+    if (isDocumentationOnly(change)) continue;
+    const breaking = isBreaking(change);
     const who = [change.clients === "breaking" && "clients", change.implementations === "breaking" && "implementations"]
       .filter(Boolean)
       .join(" and ");
@@ -56,10 +56,9 @@ export function release(root: string, bump: Bump, date: string): string {
   const changes = last
     ? compareSpecs(JSON.parse(readFileSync(join(root, releasesDir, `${last}.json`), "utf8")), spec)
     : [];
-  const breaking = changes.some((c) => c.clients === "breaking" || c.implementations === "breaking");
-  if (last && breaking && !allowsBreaking(last, version)) {
+  if (last && changes.some(isBreaking) && !allowsBreaking(last, version)) {
     throw new Error(
-      `the changes since ${last} break clients or implementations: release a ${last.startsWith("0.") ? "minor" : "major"} version`,
+      `the changes since ${last} break clients or implementations: release a ${breakingBump(last)} version`,
     );
   }
   const names = new Set<string>();

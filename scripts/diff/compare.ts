@@ -64,6 +64,16 @@ export function compareSpecs(before: Spec, after: Spec): ClassifiedChange[] {
     });
 }
 
+/** Breaks clients, implementations or both. */
+export function isBreaking(change: ClassifiedChange): boolean {
+  return change.clients === "breaking" || change.implementations === "breaking";
+}
+
+/** Changes only the documentation, for both sides. */
+export function isDocumentationOnly(change: ClassifiedChange): boolean {
+  return change.clients === "documentation" && change.implementations === "documentation";
+}
+
 export function worst(changes: ClassifiedChange[], view: "clients" | "implementations"): Impact | "none" {
   if (changes.some((change) => change[view] === "breaking")) return "breaking";
   if (changes.some((change) => change[view] === "non-breaking")) return "non-breaking";
