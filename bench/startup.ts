@@ -10,15 +10,14 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { specFile } from "../mock/prism.js";
+import { prismEntry, specFile } from "../mock/prism.js";
 import { defaultDemoOptions, demoApiKey } from "../server/demo/options.js";
+import { freePort } from "../test/support/mock.js";
 import { median } from "./stats.js";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
-const prismEntry = `${root}node_modules/@stoplight/prism-cli/dist/index.js`;
 const compiledServer = `${root}server/dist/server/cli.js`;
 
 export interface StartupResult {
@@ -34,15 +33,6 @@ interface Candidate {
   command: string;
   args: (port: number) => string[];
   env: Record<string, string>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function timeToFirstAnswer(candidate: Candidate): Promise<number> {
@@ -97,7 +87,7 @@ export async function measureStartup(rounds: number, log: (line: string) => void
     {
       name: "Prism mock",
       command: "npm run mock",
-      args: (port: number) => [prismEntry, "mock", specFile, "-h", "127.0.0.1", "-p", String(port)],
+      args: (port: number) => [prismEntry(), "mock", specFile, "-h", "127.0.0.1", "-p", String(port)],
       env: {},
     },
   ];

@@ -7,7 +7,8 @@ import { startProcess } from "./process.js";
 /** The bundled spec that Prism serves (in the package: the copy its build places beside the code). */
 export const specFile = fileURLToPath(new URL("../generated/openapi.json", import.meta.url));
 
-function prismEntry(): string {
+/** Prism's command-line entry, run with `node` (the mock's own Node) rather than through its bin script. */
+export function prismEntry(): string {
   const manifest = createRequire(import.meta.url).resolve("@stoplight/prism-cli/package.json");
   return join(dirname(manifest), "dist", "index.js");
 }

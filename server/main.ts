@@ -51,6 +51,7 @@ export async function runServer(config: Config): Promise<void> {
         await building.close();
       })
     : undefined;
+  // Deleted on every way out, process.exit() of the shutdown below included.
   if (copy) process.once("exit", () => copy.remove());
   if (copy?.built) logger.info({ snapshotDir }, "saved a snapshot of the demo database: later starts copy it");
   const opened = await openStore({ ...storeOptions, dataDir: copy?.dataDir ?? config.dataDir });
@@ -146,7 +147,6 @@ export async function runServer(config: Config): Promise<void> {
       clearInterval(drain);
       clearInterval(cleanupTimer);
       await opened.close();
-      copy?.remove();
       logger.info("stopped");
       process.exit(0);
     });
