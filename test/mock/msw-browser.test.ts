@@ -4,15 +4,13 @@
  * every documented error state of the list, and runs the shape-level conformance rules, all in headless Chromium.
  */
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exampleBody } from "../../client/msw.js";
 import { operationTable } from "../../generated/operations.js";
-import { launchBrowser } from "../support/browser.js";
+import { launchBrowser, type Site, serveSite } from "../support/browser.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -26,7 +24,7 @@ interface PageResult {
 }
 
 describe("MSW handlers in Chromium (service worker)", () => {
-  let site: Server;
+  let site: Site;
   let browser: Browser;
   let result: PageResult;
   let pageText: string;
@@ -54,17 +52,12 @@ describe("MSW handlers in Chromium (service worker)", () => {
         readFileSync(`${root}node_modules/msw/lib/mockServiceWorker.js`, "utf8"),
       ],
     };
-    site = createServer((req, res) => {
-      const file = files[req.url ?? ""];
-      if (!file) return res.writeHead(404).end();
-      res.writeHead(200, { "content-type": file[0] }).end(file[1]);
-    });
-    await new Promise<void>((resolve) => site.listen(0, "localhost", resolve));
+    site = await serveSite(files);
     browser = await launchBrowser();
     const page = await browser.newPage();
     const problems: string[] = [];
     page.on("pageerror", (error) => problems.push(error.message));
-    await page.goto(`http://localhost:${(site.address() as AddressInfo).port}/`);
+    await page.goto(site.url);
     await page.waitForFunction('"result" in window', undefined, { timeout: 60_000 });
     result = (await page.evaluate("window.result")) as PageResult;
     pageText = (await page.textContent("#states")) ?? "";
@@ -73,7 +66,7 @@ describe("MSW handlers in Chromium (service worker)", () => {
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise((resolve) => site?.close(resolve));
+    await site?.close();
   });
 
   it("serves the page's cross-origin API calls from the service worker", () => {

@@ -1,8 +1,6 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser } from "../support/browser.js";
+import { launchBrowser, type Site, serveSite } from "../support/browser.js";
 import { printedServerBanner, type ServerProcess, serverFromBanner, startProcess } from "../support/process.js";
 
 /** A page on its own origin that reads, filters and patches through the API at `api` with `key`, as an app would. */
@@ -39,9 +37,8 @@ try {
 
 describe("the stateful mock (npx @novu-query/server mock) from a page on another origin", () => {
   let mock: ServerProcess;
-  let site: Server;
+  let site: Site;
   let browser: Browser;
-  let siteUrl: string;
 
   beforeAll(async () => {
     mock = serverFromBanner(
@@ -53,15 +50,13 @@ describe("the stateful mock (npx @novu-query/server mock) from a page on another
       ),
     );
     const html = page(mock.baseUrl, mock.keys.Production ?? "");
-    site = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(html));
-    await new Promise<void>((resolve) => site.listen(0, "localhost", resolve));
-    siteUrl = `http://localhost:${(site.address() as AddressInfo).port}/`;
+    site = await serveSite({ "/": ["text/html", html] });
     browser = await launchBrowser();
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
-    site?.close();
+    await site?.close();
     await mock?.stop();
   });
 
@@ -70,13 +65,13 @@ describe("the stateful mock (npx @novu-query/server mock) from a page on another
   });
 
   it("reads, filters and patches with its default settings, and lets the page read its headers", async () => {
-    expect(new URL(siteUrl).origin).not.toBe(new URL(mock.baseUrl).origin);
+    expect(new URL(site.url).origin).not.toBe(new URL(mock.baseUrl).origin);
     const tab = await browser.newPage();
     const refused: string[] = [];
     tab.on("console", (message) => {
       if (message.type() === "error") refused.push(message.text());
     });
-    await tab.goto(siteUrl);
+    await tab.goto(site.url);
     await tab.waitForFunction(() => (globalThis as unknown as { result?: unknown }).result !== undefined);
     const result = await tab.evaluate(() => (globalThis as unknown as { result: Record<string, unknown> }).result);
     expect(refused).toEqual([]);

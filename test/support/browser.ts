@@ -1,4 +1,6 @@
 import { existsSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { type Browser, chromium } from "playwright-core";
 
 export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -22,4 +24,27 @@ export async function launchBrowser(): Promise<Browser> {
       "--disable-sync",
     ],
   });
+}
+
+export interface Site {
+  /** `http://localhost:<port>/`: a secure context, as service workers need. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves fixed files (path -> [content type, body]) on localhost, a page origin of its own. Other paths are 404,
+ * except the favicon the browser asks for by itself: 204, so that it puts no error in the page's console.
+ */
+export async function serveSite(files: Record<string, [contentType: string, body: string]>): Promise<Site> {
+  const server = createServer((req, res) => {
+    const file = files[req.url ?? ""];
+    if (!file) return res.writeHead(req.url === "/favicon.ico" ? 204 : 404).end();
+    res.writeHead(200, { "content-type": file[0] }).end(file[1]);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "localhost", resolve));
+  return {
+    url: `http://localhost:${(server.address() as AddressInfo).port}/`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
