@@ -1,6 +1,6 @@
 /**
  * Start-up time to the first answer, side by side in one run: `npm start` (the reference server on PGlite with the
- * demo data, run by tsx from the sources), the stateful mock (`npm run mock:stateful`), the server command as an
+ * demo data, compiled from the sources at each start by scripts/run-server.mjs), the stateful mock (`npm run mock:stateful`), the server command as an
  * installed package runs it (compiled, `node server/dist/...`; after `npm run build`) and the Prism mock
  * (`npm run mock`). Each is started `rounds` times, interleaved; the time runs from spawn until an authenticated GET
  * /v1/notifications is answered 200. One start of each comes first and is not counted: it makes the demo snapshot
@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 import { prismEntry, specFile } from "../mock/prism.js";
 import { defaultDemoOptions, demoApiKey } from "../server/demo/options.js";
 import { freePort } from "../test/support/mock.js";
+import { runServerScript } from "../test/support/process.js";
 import { median } from "./stats.js";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
@@ -65,13 +66,12 @@ async function timeToFirstAnswer(candidate: Candidate): Promise<number> {
 }
 
 export async function measureStartup(rounds: number, log: (line: string) => void): Promise<StartupResult[]> {
-  const tsx = ["--import", "tsx"];
   const candidates: Candidate[] = [
-    { name: "npm start (tsx)", command: "npm start", args: () => [...tsx, "server/cli.ts"], env: {} },
+    { name: "npm start", command: "npm start", args: () => [runServerScript], env: {} },
     {
-      name: "stateful mock (tsx)",
+      name: "stateful mock",
       command: "npm run mock:stateful",
-      args: () => [...tsx, "server/cli.ts", "mock"],
+      args: () => [runServerScript, "mock"],
       env: {},
     },
     ...(existsSync(compiledServer)
@@ -104,20 +104,23 @@ export async function measureStartup(rounds: number, log: (line: string) => void
   });
 }
 
+/** The commands with the 3 s target. */
+const targeted = new Set(["npm start", "stateful mock"]);
+
 /** The start-up table of bench/RESULTS.md. */
 export function renderStartup(results: StartupResult[]): string[] {
   const prism = results.find((result) => result.name === "Prism mock")?.medianMs ?? 0;
   return [
     "## Start-up (to the first answer)",
     "",
-    "From spawn until an authenticated `GET /v1/notifications` is answered 200; median of interleaved starts, after one uncounted start of each (which builds the demo snapshot, as the first start on a new machine does). Target: ≤ 3 s for `npm start` and the stateful mock.",
+    "From spawn until an authenticated `GET /v1/notifications` is answered 200; median of interleaved starts, after one uncounted start of each. That one builds the demo snapshot, as the first start on a new machine does; every start then runs on a copy of it, taking the spare copy the start before made in the background (server/demo/snapshot.ts). Target: ≤ 3 s for `npm start` and the stateful mock.",
     "",
-    "| Command | median | runs (ms) | ÷ Prism |",
-    "| --- | ---: | --- | ---: |",
-    ...results.map(
-      (result) =>
-        `| ${result.name}: \`${result.command}\` | ${(result.medianMs / 1000).toFixed(2)} s | ${result.runsMs.join(", ")} | ${(result.medianMs / (prism || 1)).toFixed(2)}× |`,
-    ),
+    "| Command | median | runs (ms) | ÷ Prism | ≤ 3 s |",
+    "| --- | ---: | --- | ---: | --- |",
+    ...results.map((result) => {
+      const target = targeted.has(result.name) ? (result.medianMs <= 3000 ? "met" : "**missed**") : "";
+      return `| ${result.name}: \`${result.command}\` | ${(result.medianMs / 1000).toFixed(2)} s | ${result.runsMs.join(", ")} | ${(result.medianMs / (prism || 1)).toFixed(2)}× | ${target} |`;
+    }),
     "",
   ];
 }

@@ -54,6 +54,8 @@ export async function runServer(config: Config): Promise<void> {
   // Deleted on every way out, process.exit() of the shutdown below included.
   if (copy) process.once("exit", () => copy.remove());
   if (copy?.built) logger.info({ snapshotDir }, "saved a snapshot of the demo database: later starts copy it");
+  // The next start's copy is made now, beside this start (the copying runs off the main thread).
+  copy?.prepareSpare().catch((err) => logger.warn({ err }, "could not make a spare copy of the demo snapshot"));
   const opened = await openStore({ ...storeOptions, dataDir: copy?.dataDir ?? config.dataDir });
   const { store } = opened;
   const location = copy ? "PGlite in memory (a throwaway copy of the demo snapshot)" : opened.location;

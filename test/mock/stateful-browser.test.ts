@@ -1,7 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type Site, serveSite } from "../support/browser.js";
-import { printedServerBanner, type ServerProcess, serverFromBanner, startProcess } from "../support/process.js";
+import { type ServerProcess, startServerProcess } from "../support/process.js";
 
 /** A page on its own origin that reads, filters and patches through the API at `api` with `key`, as an app would. */
 function page(api: string, key: string): string {
@@ -41,14 +41,7 @@ describe("the stateful mock (npx @novu-query/server mock) from a page on another
   let browser: Browser;
 
   beforeAll(async () => {
-    mock = serverFromBanner(
-      await startProcess(
-        process.execPath,
-        ["--import", "tsx", "server/cli.ts", "mock"],
-        { env: { DEMO_SUBSCRIBERS: "60", DEMO_NOTIFICATIONS: "150" } },
-        printedServerBanner,
-      ),
-    );
+    mock = await startServerProcess({ DEMO_SUBSCRIBERS: "60", DEMO_NOTIFICATIONS: "150" }, ["mock"]);
     const html = page(mock.baseUrl, mock.keys.Production ?? "");
     site = await serveSite({ "/": ["text/html", html] });
     browser = await launchBrowser();

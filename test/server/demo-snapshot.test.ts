@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { defaultDemoOptions } from "../../server/demo/options.js";
 import { demoWorkingCopy, snapshotPath } from "../../server/demo/snapshot.js";
@@ -44,6 +44,29 @@ describe("demo snapshots", () => {
     expect(existsSync(second.dataDir)).toBe(true);
     second.remove();
     third.remove();
+  });
+
+  it("leave a spare copy for the next start, which takes it instead of copying; one process per spare", async () => {
+    const demo = { ...defaultDemoOptions, subscribers: 4, notifications: 4 };
+    const seed = async (dataDir: string) => writeFileSync(join(dataDir, "PG_VERSION"), "15\n");
+    const first = await demoWorkingCopy(dir, demo, seed);
+    expect(first.tookSpare).toBe(false);
+    await first.prepareSpare();
+    await first.prepareSpare(); // one spare is enough
+    const spares = () =>
+      readdirSync(join(dir, "spares")).filter((entry) => entry.startsWith(basename(snapshotPath(dir, demo))));
+    expect(spares()).toHaveLength(1);
+    const [second, third] = await Promise.all([demoWorkingCopy(dir, demo, seed), demoWorkingCopy(dir, demo, seed)]);
+    expect([second.tookSpare, third.tookSpare].sort()).toEqual([false, true]);
+    expect(spares()).toHaveLength(0);
+    expect(readdirSync(second.dataDir)).toEqual(["PG_VERSION"]);
+    expect(readdirSync(third.dataDir)).toEqual(["PG_VERSION"]);
+    // A spare that a dead process had not finished goes at the next start; a finished one is kept for it.
+    const unfinished = join(dir, "spares", `partial-${2 ** 22 + 1}-1`);
+    mkdirSync(unfinished, { recursive: true });
+    const fourth = await demoWorkingCopy(dir, demo, seed);
+    expect(existsSync(unfinished)).toBe(false);
+    for (const copy of [first, second, third, fourth]) copy.remove();
   });
 
   it("serve the same answers as freshly generated data, and leave no copy behind at exit", async () => {

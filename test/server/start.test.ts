@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSpecAjv, validatorAt } from "../../conformance/spec-validator.js";
 import type { ListNotificationsResponse } from "../../generated/schema.js";
+import { runServerScript } from "../support/process.js";
 import { json } from "../support/server.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -14,7 +15,7 @@ describe("npm start", () => {
   let demoKey = "";
 
   beforeAll(async () => {
-    child = spawn(process.execPath, ["--import", "tsx", "server/cli.ts"], {
+    child = spawn(process.execPath, [runServerScript], {
       cwd: root,
       env: { ...process.env, PORT: "0", DEMO_SUBSCRIBERS: "60", DEMO_NOTIFICATIONS: "120", LOG_LEVEL: "warn" },
       stdio: ["ignore", "pipe", "pipe"],

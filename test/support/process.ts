@@ -5,6 +5,8 @@ import { type StartedProcess, startProcess as spawnAndWait } from "../../mock/pr
 export type { StartedProcess };
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
+/** What `npm start` and `npm run mock:stateful` run. */
+export const runServerScript = fileURLToPath(new URL("../../scripts/run-server.mjs", import.meta.url));
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -67,7 +69,11 @@ export function serverFromBanner({ child, output, exited }: StartedProcess): Ser
   };
 }
 
-/** `npm start` (`server/cli.ts`) as a child process with the given environment; resolves once it has printed its URLs and keys. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  return serverFromBanner(await startTsxProcess("server/cli.ts", [], env, printedServerBanner));
+/**
+ * `npm start` (`node scripts/run-server.mjs`, which runs server/cli.ts) as a child process with the given environment;
+ * resolves once it has printed its URLs and keys.
+ */
+export async function startServerProcess(env: Record<string, string>, args: string[] = []): Promise<ServerProcess> {
+  const command = [runServerScript, ...args];
+  return serverFromBanner(await startProcess(process.execPath, command, { env }, printedServerBanner));
 }
