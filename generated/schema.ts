@@ -709,6 +709,17 @@ export interface components {
                 "application/json": components["schemas"]["ErrorDto"];
             };
         };
+        /** @description The server cannot take the request now: every turn for database work is taken and the queue is full (expensive requests, substring filters and deep offset pages, have fewer turns of their own), the database did not answer within the statement timeout (the query is cancelled and nothing it did is kept: a PATCH and its idempotency record roll back together, so a retry with the same key starts afresh), or the answer took longer than the request time limit. Wait `Retry-After` seconds and retry. */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorDto"];
+            };
+        };
         /** @description The body is not valid JSON, or the idempotency key is too long. */
         PatchSubscriberBadRequest: {
             headers: {
@@ -1082,6 +1093,7 @@ export type ResponseUriTooLong = components['responses']['UriTooLong'];
 export type ResponseSearchSubscribersValidationError = components['responses']['SearchSubscribersValidationError'];
 export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
 export type ResponseInternalServerError = components['responses']['InternalServerError'];
+export type ResponseServiceUnavailable = components['responses']['ServiceUnavailable'];
 export type ResponsePatchSubscriberBadRequest = components['responses']['PatchSubscriberBadRequest'];
 export type ResponseSubscriberNotFound = components['responses']['SubscriberNotFound'];
 export type ResponseIdempotencyConflict = components['responses']['IdempotencyConflict'];
@@ -1222,6 +1234,7 @@ export interface operations {
             422: components["responses"]["SearchSubscribersValidationError"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     patchSubscriber: {
@@ -1278,6 +1291,7 @@ export interface operations {
             422: components["responses"]["PatchSubscriberValidationError"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listNotifications: {
@@ -1395,6 +1409,7 @@ export interface operations {
             422: components["responses"]["ListNotificationsValidationError"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getNotification: {
@@ -1442,6 +1457,7 @@ export interface operations {
             422: components["responses"]["GetNotificationValidationError"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

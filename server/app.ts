@@ -5,6 +5,7 @@ import * as OpenApiValidator from "express-openapi-validator";
 import type { Logger } from "pino";
 import { pinoHttp } from "pino-http";
 import { operationTable } from "../generated/operations.js";
+import { Admission } from "./admission.js";
 import { authenticate } from "./auth.js";
 import { bindAll, operationFor, pathPatternSource } from "./bind.js";
 import type { Config } from "./config.js";
@@ -43,6 +44,13 @@ export interface AppDependencies {
     | "requestTimeoutMs"
     | "maxUrlLength"
     | "apiKeyCacheSeconds"
+    | "statementTimeoutMs"
+    | "maxInFlight"
+    | "maxQueued"
+    | "queueTimeoutMs"
+    | "maxExpensiveInFlight"
+    | "maxExpensiveQueued"
+    | "deepPageOffset"
   >;
 }
 
@@ -54,7 +62,21 @@ function apiPathPattern(): RegExp {
 
 export function createApp({ store, handlers, logger, config }: AppDependencies): Express {
   const apiSpec = JSON.parse(readFileSync(specPath, "utf8"));
-  const bound = bindAll(handlers, { store, idempotencyTtlSeconds: config.idempotencyTtlSeconds });
+  const admission = new Admission({
+    all: { maxInFlight: config.maxInFlight, maxQueue: config.maxQueued, maxWaitMs: config.queueTimeoutMs },
+    expensive: {
+      maxInFlight: config.maxExpensiveInFlight,
+      maxQueue: config.maxExpensiveQueued,
+      maxWaitMs: config.queueTimeoutMs,
+    },
+    deepOffset: config.deepPageOffset,
+  });
+  const bound = bindAll(handlers, {
+    store,
+    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    admission,
+    statementTimeoutMs: config.statementTimeoutMs,
+  });
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);

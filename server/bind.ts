@@ -1,14 +1,36 @@
 import type { Request, RequestHandler } from "express";
 import { type OperationId, operationIds, operationTable } from "../generated/operations.js";
+import { type Admission, costOf } from "./admission.js";
 import { ApiError, errorBody, queryParameterProblems } from "./errors.js";
 import type { Handler, HandlerInput, Handlers } from "./handler-types.js";
 import { type Outcome, runIdempotently } from "./idempotency.js";
+import { messages } from "./messages.js";
 import { operationMetadata } from "./request-metadata.js";
 import type { Store } from "./store/store.js";
 
 export interface BindOptions {
   store: Store;
   idempotencyTtlSeconds: number;
+  /** Turns for database work (server/admission.ts); without it, every request runs at once. */
+  admission?: Admission | undefined;
+  /** The statement timeout the store's connections have, for the 503's message. */
+  statementTimeoutMs?: number | undefined;
+}
+
+/** PostgreSQL cancelled the statement (SQLSTATE 57014): the statement timeout, or an administrator's cancel. */
+function isQueryCancelled(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "57014";
+}
+
+/**
+ * The 503 for a cancelled statement. Whatever the request had done rolled back with it (a PATCH runs in one
+ * transaction with its idempotency record), so a retry, with the same idempotency key or not, starts afresh.
+ */
+function cancelled(statementTimeoutMs: number | undefined): ApiError {
+  const seconds = Math.max(1, Math.ceil((statementTimeoutMs ?? 1000) / 1000));
+  return new ApiError(503, messages.statementTimeout(statementTimeoutMs ?? 0), undefined, {
+    "Retry-After": String(seconds),
+  });
 }
 
 /** Fails at start-up unless the handlers and the spec's operations match one to one. */
@@ -68,9 +90,9 @@ export function bindOperation<K extends OperationId>(id: K, handler: Handler<K>,
       const input = inputOf(id, req);
       const key = req.header("idempotency-key");
       const run = async (store: Store): Promise<Outcome> => handler(input, { auth, store });
-      const outcome =
+      const work = () =>
         honoursIdempotency && key
-          ? await runIdempotently(
+          ? runIdempotently(
               options.store,
               {
                 environmentId: auth.environmentId,
@@ -83,7 +105,14 @@ export function bindOperation<K extends OperationId>(id: K, handler: Handler<K>,
               run,
               (error) => errorBody(error, req),
             )
-          : await run(options.store);
+          : run(options.store);
+      const { admission } = options;
+      let outcome: Outcome;
+      try {
+        outcome = admission ? await admission.run(costOf(id, input, admission.deepOffset), work) : await work();
+      } catch (error) {
+        throw isQueryCancelled(error) ? cancelled(options.statementTimeoutMs) : error;
+      }
       // The answer timeout may have answered 503 already; the work is done (and stored), the late answer is dropped.
       if (res.headersSent) return;
       res.set(outcome.headers ?? {}).status(outcome.status);

@@ -47,6 +47,17 @@ export interface Config {
   requestTimeoutMs: number;
   maxUrlLength: number;
   maxHeaderBytes: number;
+  /** PostgreSQL only: a statement running longer is cancelled and its request answered 503; 0: no limit. */
+  statementTimeoutMs: number;
+  /** Requests doing database work at once in this process, how many may wait for a turn, and for how long. */
+  maxInFlight: number;
+  maxQueued: number;
+  queueTimeoutMs: number;
+  /** The same for expensive requests (substring filters, deep offset pages), which also take a turn above. */
+  maxExpensiveInFlight: number;
+  maxExpensiveQueued: number;
+  /** `page × limit` of a notification list from which it counts as expensive. */
+  deepPageOffset: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -72,13 +83,16 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
 export function loadConfig(env: Env = process.env): Config {
   const production = env.NODE_ENV === "production";
   const retention = integer(env, "RETENTION_DAYS", 0, 0);
+  const poolSize = integer(env, "DATABASE_POOL_SIZE", 10, 1, 1000);
+  const maxInFlight = integer(env, "MAX_IN_FLIGHT", poolSize, 1);
+  const maxExpensiveInFlight = integer(env, "MAX_EXPENSIVE_IN_FLIGHT", Math.max(1, Math.floor(maxInFlight / 4)), 1);
   return {
     port: integer(env, "PORT", 3000, 0, 65535),
     host: env.HOST || "127.0.0.1",
     databaseUrl: env.DATABASE_URL || undefined,
     databaseReadUrl: env.DATABASE_READ_URL || undefined,
     dataDir: env.DATA_DIR || undefined,
-    poolSize: integer(env, "DATABASE_POOL_SIZE", 10, 1, 1000),
+    poolSize,
     seedDemoData: boolean(env, "SEED_DEMO_DATA", true),
     demoSubscribers: integer(env, "DEMO_SUBSCRIBERS", 1000, 0),
     demoNotifications: integer(env, "DEMO_NOTIFICATIONS", 5000, 0),
@@ -100,5 +114,12 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_MS", 30_000, 100),
     maxUrlLength: integer(env, "MAX_URL_LENGTH", 8192, 256),
     maxHeaderBytes: integer(env, "MAX_HEADER_BYTES", 16_384, 1024),
+    statementTimeoutMs: integer(env, "STATEMENT_TIMEOUT_MS", 5000, 0),
+    maxInFlight,
+    maxQueued: integer(env, "MAX_QUEUED", maxInFlight * 4, 0),
+    queueTimeoutMs: integer(env, "QUEUE_TIMEOUT_MS", 1000, 1),
+    maxExpensiveInFlight,
+    maxExpensiveQueued: integer(env, "MAX_EXPENSIVE_QUEUED", maxExpensiveInFlight * 2, 0),
+    deepPageOffset: integer(env, "DEEP_PAGE_OFFSET", 10_000, 1),
   };
 }

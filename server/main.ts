@@ -38,6 +38,7 @@ export async function runServer(config: Config): Promise<void> {
     readDatabaseUrl: config.databaseReadUrl,
     dataDir: config.dataDir,
     poolSize: config.poolSize,
+    statementTimeoutMs: config.statementTimeoutMs,
     totalCountCap: config.totalCountCap,
     onIdleConnectionError: (err: Error) =>
       logger.warn({ err }, "an idle database connection was closed; it will be reopened"),

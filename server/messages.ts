@@ -45,6 +45,11 @@ export const messages = {
   headersTooLarge: (maxBytes: number) => `Request headers are larger than the limit of ${maxBytes} bytes`,
   receiveTimeout: (ms: number) => `The request was not received within ${ms} ms`,
   answerTimeout: (ms: number) => `The request took longer than ${ms} ms; please retry`,
+
+  // Overload (server/admission.ts, STATEMENT_TIMEOUT_MS).
+  overloaded: "The server is busy; please retry after the time in Retry-After",
+  statementTimeout: (ms: number) =>
+    `The database did not answer within ${ms} ms and the query was cancelled; nothing was changed. Please retry after the time in Retry-After`,
   malformedHttp: "Malformed HTTP request",
   notImplemented: (operationId: string) => `The operation ${operationId} is not implemented yet`,
 } as const;

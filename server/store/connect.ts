@@ -20,6 +20,11 @@ export interface ConnectOptions {
   /** PostgreSQL only: the most connections one process opens. */
   poolSize?: number | undefined;
   /**
+   * PostgreSQL only: statements running longer are cancelled by the server (SQLSTATE 57014, `query_canceled`); 0 or
+   * absent: no limit. PGlite runs in this process's thread and has no timer to cancel with.
+   */
+  statementTimeoutMs?: number | undefined;
+  /**
    * PostgreSQL only: told when an idle pooled connection dies (a server restart, an administrator ending sessions).
    * The pool drops that connection and opens a new one when needed; without a listener the process would crash.
    */
@@ -44,7 +49,11 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   }
   if (options.databaseUrl) {
     const kysely = (connectionString: string) => {
-      const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10 });
+      const pool = new pg.Pool({
+        connectionString,
+        max: options.poolSize ?? 10,
+        ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+      });
       pool.on("error", (error) => options.onIdleConnectionError?.(error));
       return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: options.log });
     };

@@ -12,6 +12,8 @@ export async function migrate(db: Kysely<Database>): Promise<string[]> {
     .filter((name) => name.endsWith(".sql"))
     .sort();
   return db.connection().execute(async (conn) => {
+    // Migrations may build indexes over millions of rows: no statement timeout for them.
+    await sql`SET statement_timeout = 0`.execute(conn);
     await sql`SELECT pg_advisory_lock(${migrationLock})`.execute(conn);
     try {
       await sql`CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(
@@ -32,6 +34,7 @@ export async function migrate(db: Kysely<Database>): Promise<string[]> {
       return applied;
     } finally {
       await sql`SELECT pg_advisory_unlock(${migrationLock})`.execute(conn);
+      await sql`RESET statement_timeout`.execute(conn);
     }
   });
 }

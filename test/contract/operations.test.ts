@@ -10,10 +10,10 @@ const expected = [
 ];
 
 const errorStatuses: Record<string, number[]> = {
-  searchSubscribers: [400, 401, 414, 422, 429, 500],
-  patchSubscriber: [400, 401, 404, 409, 413, 414, 415, 422, 429, 500],
-  listNotifications: [400, 401, 402, 414, 422, 429, 500],
-  getNotification: [400, 401, 404, 414, 422, 429, 500],
+  searchSubscribers: [400, 401, 414, 422, 429, 500, 503],
+  patchSubscriber: [400, 401, 404, 409, 413, 414, 415, 422, 429, 500, 503],
+  listNotifications: [400, 401, 402, 414, 422, 429, 500, 503],
+  getNotification: [400, 401, 404, 414, 422, 429, 500, 503],
 };
 
 describe("the bundled spec", () => {

@@ -40,7 +40,12 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   const database = options.driver === "postgres" ? await createPostgresDatabase() : undefined;
   // Tests change keys and retention and expect the next request to see it: no key cache unless a test asks.
   const config = { ...loadConfig({}), validateResponses: true, apiKeyCacheSeconds: 0, ...options.config };
-  const opened = await openStore({ databaseUrl: database?.url, totalCountCap: config.totalCountCap, poolSize: 20 });
+  const opened = await openStore({
+    databaseUrl: database?.url,
+    totalCountCap: config.totalCountCap,
+    poolSize: 20,
+    statementTimeoutMs: config.statementTimeoutMs,
+  });
   const demo = await loadDemoData(opened.store, { ...testDemo, ...options.demo });
   const logs: string[] = [];
   const sink = new Writable({
