@@ -6,7 +6,8 @@
  *     the previous one, for the person releasing to read and edit before committing;
  *  4. stores generated/openapi.json as openapi/releases/<version>.json, the base of the next `npm run diff`;
  *  5. then, once the section is read and edited, `npm run release -- tag` commits the release and tags v<version>.
- * Run `npm run build` first; run `npm install` afterwards to update package-lock.json's versions if you publish.
+ * Run `npm run build` first; afterwards run `npm install` (package-lock.json's versions) and `npm run build` again (the
+ * docs' Changes section), which the tag step commits too.
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -89,7 +90,9 @@ export function tagRelease(root: string): string {
   if (!existsSync(join(root, releasesDir, `${version}.json`))) {
     throw new Error(`no ${releasesDir}/${version}.json: run npm run release -- <major|minor|patch> first`);
   }
-  execFileSync("git", ["add", "CHANGELOG.md", releasesDir, ...manifests(root)], { cwd: root });
+  // The lockfile holds the packages' versions, and the rendered docs' Changes section names the release.
+  const derived = ["package-lock.json", "generated"].filter((path) => existsSync(join(root, path)));
+  execFileSync("git", ["add", "CHANGELOG.md", releasesDir, ...manifests(root), ...derived], { cwd: root });
   execFileSync("git", ["commit", "-qm", `Release ${version}`], { cwd: root });
   execFileSync("git", ["tag", `v${version}`], { cwd: root });
   return version;
@@ -104,7 +107,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   } else if (step === "major" || step === "minor" || step === "patch") {
     const version = release(process.cwd(), step, new Date().toISOString().slice(0, 10));
     process.stdout.write(
-      `Prepared ${version}: read and edit its CHANGELOG.md section, run npm install (package-lock.json), then npm run release -- tag.\n`,
+      `Prepared ${version}: read and edit its CHANGELOG.md section, run npm install (package-lock.json) and npm run build (the docs' Changes section), then npm run release -- tag.\n`,
     );
   } else {
     process.stderr.write("usage: npm run release -- <major|minor|patch>   then   npm run release -- tag\n");
