@@ -29,8 +29,6 @@ export interface TargetResult {
   goal: string;
   measured: string;
   met: boolean;
-  /** Why a target was missed and what would fix it; why a met target is met where that is not obvious. */
-  note?: string;
 }
 
 export interface BenchResults {
@@ -61,32 +59,6 @@ const validatedName = "server";
 const unvalidatedName = "no validation";
 const rawName = "raw node:http";
 const prismName = "Prism mock";
-
-/** Why a target is missed (found by profiling and EXPLAIN) and what would fix it; shown only when it is missed. */
-const missNotes: Record<string, string> = {
-  "store p99 ≤ 10 ms":
-    "the shapes over are the case-insensitive substring filters (`email`, `name`, and the list's `search`), which the " +
-    "contract fixes as substring matches (docs/decisions.md). They run on trigram GIN indexes; PostgreSQL 15 reads the " +
-    "whole posting list of every trigram of the term, and the trigrams of e-mail addresses (`com`, `gma`, `ail`) occur " +
-    "in most of the 930,000 rows (see the buffers in the plans); the page and the capped count each pay it. A filter " +
-    "matching more than the cap must also fetch 50,001 rows to know it. What would fix it: prefix or exact semantics " +
-    "(a btree, under 1 ms, but a contract change), a search engine beside the database, or a lower " +
-    "`TOTAL_COUNT_CAP` for the over-cap case (the count's cost grows with the cap). The notification list shapes just " +
-    "over 10 ms at p99 (p50 3–5 ms) pay for the monthly partitions (migration 003): the same shapes took 1–1.5 ms " +
-    "p50 and under 10 ms p99 in the run before partitioning (bench/results history in git); planning a query over " +
-    "ten partitions and merging their ordered indexes costs about 2 ms. What would fix it: prepared statements (a " +
-    "cached plan), or fewer, larger partitions (quarterly). Totals, the deep cursor and the rare filters are within " +
-    "the target.",
-  "server ≥ 5× Prism":
-    "Prism answers this request with a fixed one-item example and no database; the server reads a page of ten " +
-    "notifications (about 30 kB of JSON) from PostgreSQL on the same two cores that also run the database and the " +
-    "load generator. A CPU profile of the server under load shows the time in the PostgreSQL round trip (the socket " +
-    "write alone is ~0.2 ms per query on this VM), parsing the rows' JSONB, Express and the validator, and writing " +
-    "the answer; request validation itself costs under 10% (row above). What would fix it: more cores or more " +
-    "instances (they share nothing; one PostgreSQL serves several), a Unix socket to a local PostgreSQL " +
-    "(`?host=/run/postgresql`: 10–30% more requests/s measured here), and building the answer's JSON in SQL so that " +
-    "Node neither parses nor re-serialises the details.",
-};
 
 export function evaluateTargets(results: BenchResults): TargetResult[] {
   const targets: TargetResult[] = [];
@@ -133,10 +105,7 @@ export function evaluateTargets(results: BenchResults): TargetResult[] {
       met: ratio >= 5,
     });
   }
-  return targets.map((target) => {
-    const note = missNotes[target.name];
-    return !target.met && note ? { ...target, note } : target;
-  });
+  return targets;
 }
 
 const number = (value: number) => value.toLocaleString("en");
@@ -172,7 +141,7 @@ export function renderMarkdown(results: BenchResults, file: string): string {
     row(["---", "---", "---"]),
     ...results.targets.map((target) => row([target.goal, target.measured, target.met ? "met" : "**missed**"])),
     "",
-    ...results.targets.filter((target) => target.note).flatMap((target) => [`- **${target.name}**: ${target.note}`]),
+    "Why a target is missed, from profiles and plans, is in [ANALYSIS.md](ANALYSIS.md), written by hand for the run it names: check its figures against the ones above before trusting it.",
     "",
     "## Store level (PostgreSQL)",
     "",

@@ -211,7 +211,9 @@ async function describeDatabase(store: Store) {
     await sql<{ version: string; shared_buffers: string; subscribers_mb: number; notifications_mb: number }>`
       SELECT version(), current_setting('shared_buffers') AS shared_buffers,
         (pg_total_relation_size('subscribers') / 1048576)::int AS subscribers_mb,
-        (pg_total_relation_size('notifications') / 1048576)::int AS notifications_mb`.execute(store.db)
+        -- notifications is partitioned by month: its own size is 0, its partitions hold the rows and indexes.
+        ((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('notifications')) / 1048576)::int
+          AS notifications_mb`.execute(store.db)
   ).rows[0];
   const counts = (
     await sql<{ subscribers: number; notifications: number }>`
