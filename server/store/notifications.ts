@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, type Kysely, type Selectable, sql } from "kysely";
+import { type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, sql } from "kysely";
 import type {
   ChannelType,
   Notification,
@@ -7,7 +7,8 @@ import type {
   SeverityLevel,
 } from "../../generated/schema.js";
 import type { Database, NotificationsTable } from "./schema.js";
-import { likeContains, toIso } from "./sql-helpers.js";
+import { toIso } from "./sql-helpers.js";
+import { SubstringFilter } from "./substring-filter.js";
 
 export interface NotificationQuery {
   page: number;
@@ -122,10 +123,12 @@ const joinedColumns = [
 export class NotificationStore {
   private readonly db: Kysely<Database>;
   private readonly rareTermLimit: number;
+  private readonly substring: SubstringFilter;
 
-  constructor(db: Kysely<Database>, rareTermLimit = defaultRareTermLimit) {
+  constructor(db: Kysely<Database>, rareTermLimit = defaultRareTermLimit, substring = new SubstringFilter(db)) {
     this.db = db;
     this.rareTermLimit = rareTermLimit;
+    this.substring = substring;
   }
 
   /** A notification row with what the answer shows of its subscriber and workflow. */
@@ -144,7 +147,11 @@ export class NotificationStore {
    * skipped rows of a deep page cost an index entry, not a wide row and two joins.
    */
   async list(environmentId: string, query: NotificationQuery): Promise<NotificationPage> {
-    const page = this.pageIds(environmentId, query, await this.rareTerms(environmentId, query));
+    const [rareTerms, search] = await Promise.all([
+      this.rareTerms(environmentId, query),
+      query.search === undefined ? undefined : this.substring.condition("r", "email", query.search),
+    ]);
+    const page = this.pageIds(environmentId, query, rareTerms, search);
     const rows = (await (this.db as unknown as Kysely<Tables>)
       .selectFrom(page.as("p"))
       // Both keys, so that each row is looked up in its own month's partition only.
@@ -172,7 +179,12 @@ export class NotificationStore {
    * sorted; otherwise the newest-first index is walked, which finds a page of a common filter after a few rows but
    * would read the whole environment for a filter that matches nothing.
    */
-  private pageIds(environmentId: string, query: NotificationQuery, rareTerms: string[] | undefined) {
+  private pageIds(
+    environmentId: string,
+    query: NotificationQuery,
+    rareTerms: string[] | undefined,
+    search: Expression<SqlBool> | undefined,
+  ) {
     const db = this.db as unknown as Kysely<Tables>;
     const offset = query.page * query.limit;
     if (rareTerms) {
@@ -183,7 +195,7 @@ export class NotificationStore {
             inner
               .selectFrom("notifications as n")
               .select(["n.id", "n.created_at"])
-              .where((eb) => eb.and(this.filters(eb, environmentId, query)))
+              .where((eb) => eb.and(this.filters(eb, environmentId, query, search)))
               .where("n.filter_terms", "&&", sql<string[]>`${rareTerms}::text[]`),
         )
         .selectFrom("candidates")
@@ -196,7 +208,7 @@ export class NotificationStore {
     return db
       .selectFrom("notifications as n")
       .select(["n.id", "n.created_at"])
-      .where((eb) => eb.and(this.filters(eb, environmentId, query)))
+      .where((eb) => eb.and(this.filters(eb, environmentId, query, search)))
       .orderBy("n.created_at", "desc")
       .orderBy("n.id", "desc")
       .offset(offset)
@@ -238,7 +250,8 @@ export class NotificationStore {
     return row && toNotification(row);
   }
 
-  private filters(eb: Where, environmentId: string, query: NotificationQuery) {
+  /** `search` is the condition of the `search` filter on the subscriber's e-mail (substring-filter.ts). */
+  private filters(eb: Where, environmentId: string, query: NotificationQuery, search: Expression<SqlBool> | undefined) {
     const conditions = [
       eb("n.environment_id", "=", environmentId),
       eb("n.created_at", ">=", query.after),
@@ -254,29 +267,31 @@ export class NotificationStore {
     if (query.topicKey !== undefined) {
       conditions.push(eb("n.topic_keys", "@>", sql<string[]>`${[query.topicKey]}::text[]`));
     }
-    const { emails, subscriberIds, search } = query;
-    if (emails?.length || subscriberIds?.length || search !== undefined) {
-      // Resolve the subscriber filters (ORed) to subscribers of this environment; none resolves: no rows.
-      conditions.push(
-        eb(
-          "n.subscriber_id",
-          "in",
-          eb
-            .selectFrom("subscribers as r")
-            .select("r.id")
-            .where("r.environment_id", "=", environmentId)
-            .where("r.deleted", "=", false)
-            .where((inner) => {
-              const any = [];
-              if (emails?.length) any.push(inner("r.email", "in", emails));
-              if (subscriberIds?.length) any.push(inner("r.subscriber_id", "in", subscriberIds));
-              if (search !== undefined) {
-                any.push(inner("r.email", "ilike", likeContains(search)), inner("r.subscriber_id", "=", search));
-              }
-              return inner.or(any);
-            }),
-        ),
-      );
+    const { emails, subscriberIds } = query;
+    if (emails?.length || subscriberIds?.length || query.search !== undefined) {
+      // Resolve the subscriber filters (ORed) to subscribers of this environment; none resolves: no rows. Each filter
+      // is its own SELECT of a UNION, so that each uses its index and none is evaluated again for the others' rows.
+      const live = () =>
+        eb
+          .selectFrom("subscribers as r")
+          .select("r.id")
+          .where("r.environment_id", "=", environmentId)
+          .where("r.deleted", "=", false);
+      const parts = [];
+      if (emails?.length) parts.push(live().where("r.email", "in", emails));
+      if (subscriberIds?.length) parts.push(live().where("r.subscriber_id", "in", subscriberIds));
+      if (search !== undefined && query.search !== undefined) {
+        parts.push(live().where(search), live().where("r.subscriber_id", "=", query.search));
+      }
+      const [first, ...rest] = parts;
+      if (first)
+        conditions.push(
+          eb(
+            "n.subscriber_id",
+            "in",
+            rest.reduce((union, part) => union.union(part), first),
+          ),
+        );
     }
     return conditions;
   }

@@ -4,12 +4,21 @@ import type { NotificationsTable, SubscribersTable } from "./schema.js";
 
 /**
  * A subscribers row as the bulk insert takes it: the table's columns (schema.ts), with JSON-ready values where the
- * table's are read as objects or dates, and without the generated `full_name`.
+ * table's are read as objects or dates, and without the generated lowercase copies.
  */
 export interface SubscriberRow
   extends Omit<
     SubscribersTable,
-    "full_name" | "channels" | "last_online_at" | "version" | "data" | "deleted" | "created_at" | "updated_at"
+    | "email_search"
+    | "phone_search"
+    | "name_search"
+    | "channels"
+    | "last_online_at"
+    | "version"
+    | "data"
+    | "deleted"
+    | "created_at"
+    | "updated_at"
   > {
   channels: ChannelSettings[];
   last_online_at: string | null;

@@ -37,7 +37,10 @@ export interface SubscribersTable {
   avatar: string | null;
   locale: string | null;
   timezone: string | null;
-  full_name: ColumnType<string, never, never>;
+  /** Generated lowercase copies that the substring filters search (migration 004). */
+  email_search: ColumnType<string | null, never, never>;
+  phone_search: ColumnType<string | null, never, never>;
+  name_search: ColumnType<string, never, never>;
   channels: Json<unknown[]>;
   topics: string[];
   is_online: boolean | null;

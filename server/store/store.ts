@@ -7,10 +7,20 @@ import { NotificationStore } from "./notifications.js";
 import { NotificationPartitions } from "./partitions.js";
 import type { Database } from "./schema.js";
 import { SubscriberStore } from "./subscribers.js";
+import { SubstringFilter } from "./substring-filter.js";
 
 export interface StoreOptions extends ConnectOptions {
   /** Above this many matches, subscriber search reports this number with `totalCountCapped: true`. */
   totalCountCap: number;
+}
+
+/** What the store's plan choices go by; tests move the thresholds to force one way or the other. */
+export interface StoreTuning {
+  totalCountCap: number;
+  /** See notifications.ts: a term filter matching at most this many notifications collects its matches. */
+  rareTermLimit?: number;
+  /** See substring-filter.ts: a term whose rarest 3-gram is in this share of rows is searched without the grams. */
+  substringCommonShare?: number;
 }
 
 /** Every query the service makes, over one database connection or one transaction. */
@@ -22,24 +32,21 @@ export class Store {
   readonly partitions: NotificationPartitions;
 
   readonly db: Kysely<Database>;
-  private readonly options: { totalCountCap: number; rareTermLimit?: number };
+  private readonly options: StoreTuning;
   readonly readDb: Kysely<Database>;
 
   /**
    * `db` is the primary; `readDb` serves the queries that only read (search, list, get, key lookups) and is the
    * primary too unless a read replica is configured. Writes, and reads inside a transaction, always use the primary.
    */
-  constructor(
-    db: Kysely<Database>,
-    options: { totalCountCap: number; rareTermLimit?: number },
-    readDb: Kysely<Database> = db,
-  ) {
+  constructor(db: Kysely<Database>, options: StoreTuning, readDb: Kysely<Database> = db) {
     this.db = db;
     this.options = options;
     this.readDb = readDb;
     this.access = new AccessStore(db, readDb);
-    this.subscribers = new SubscriberStore(db, options.totalCountCap, readDb);
-    this.notifications = new NotificationStore(readDb, options.rareTermLimit);
+    const substring = new SubstringFilter(readDb, options.substringCommonShare);
+    this.subscribers = new SubscriberStore(db, options.totalCountCap, readDb, substring);
+    this.notifications = new NotificationStore(readDb, options.rareTermLimit, substring);
     this.idempotency = new IdempotencyRecordStore(db);
     this.partitions = new NotificationPartitions(db);
   }

@@ -1,7 +1,8 @@
-import { type ExpressionBuilder, type Kysely, type Selectable, sql } from "kysely";
+import { type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, sql } from "kysely";
 import type { ChannelSettings, PatchSubscriberRequest, Subscriber } from "../../generated/schema.js";
 import type { Database, SubscribersTable } from "./schema.js";
-import { likeContains, toIso } from "./sql-helpers.js";
+import { toIso } from "./sql-helpers.js";
+import { type SearchedColumn, SubstringFilter } from "./substring-filter.js";
 
 export type SubscriberOrderBy = "_id" | "createdAt" | "updatedAt";
 
@@ -41,7 +42,31 @@ const changeColumns = {
   data: "data",
 } as const satisfies Record<keyof SubscriberChanges, keyof SubscribersTable>;
 
-type Row = Selectable<SubscribersTable>;
+/** The columns an answer shows (not the lowercase copies the filters search). */
+const answerColumns = [
+  "id",
+  "environment_id",
+  "organization_id",
+  "subscriber_id",
+  "first_name",
+  "last_name",
+  "email",
+  "phone",
+  "avatar",
+  "locale",
+  "timezone",
+  "channels",
+  "topics",
+  "is_online",
+  "last_online_at",
+  "version",
+  "data",
+  "deleted",
+  "created_at",
+  "updated_at",
+] as const satisfies readonly (keyof SubscribersTable)[];
+
+type Row = Pick<Selectable<SubscribersTable>, (typeof answerColumns)[number]>;
 type Where = ExpressionBuilder<Database, "subscribers">;
 
 export function toSubscriber(row: Row): Subscriber {
@@ -73,12 +98,19 @@ export class SubscriberStore {
   private readonly db: Kysely<Database>;
   private readonly totalCountCap: number;
   private readonly reads: Kysely<Database>;
+  private readonly substring: SubstringFilter;
 
   /** `reads` serves search (a read replica when there is one); `db` (the primary) serves patch and its reads. */
-  constructor(db: Kysely<Database>, totalCountCap: number, reads: Kysely<Database> = db) {
+  constructor(
+    db: Kysely<Database>,
+    totalCountCap: number,
+    reads: Kysely<Database> = db,
+    substring = new SubstringFilter(reads),
+  ) {
     this.db = db;
     this.totalCountCap = totalCountCap;
     this.reads = reads;
+    this.substring = substring;
   }
 
   /** One page of a cursor walk in (orderBy, _id) order, with the filter's total count (capped). */
@@ -86,7 +118,11 @@ export class SubscriberStore {
     const column = sortColumns[query.orderBy];
     const ascending = query.orderDirection === "ASC";
     const cursorId = query.after ?? query.before;
-    const matching = (eb: Where) => eb.and(this.filters(eb, environmentId, query));
+    const substring = await this.substringConditions(query);
+    const matching = (eb: Where) => eb.and([...this.filters(eb, environmentId, query), ...substring]);
+    // The count does not depend on the page: it runs beside it, on another connection of the pool.
+    const counting = this.count(environmentId, query, matching);
+    counting.catch(() => {}); // awaited below; this only keeps an early return from leaving it unhandled
     // Rows strictly after (or before) a sort key, in the page's direction.
     const beyond = (eb: Where, key: readonly [unknown, string], forward: boolean, inclusive = false) => {
       const op = forward === ascending ? (inclusive ? ">=" : ">") : inclusive ? "<=" : "<";
@@ -103,24 +139,31 @@ export class SubscriberStore {
         .where("id", "=", cursorId)
         .where("deleted", "=", false)
         .executeTakeFirst();
-      if (!cursor) return { data: [], next: null, previous: null, ...(await this.count(environmentId, query)) };
+      if (!cursor) return { data: [], next: null, previous: null, ...(await counting) };
       cursorKey = keyOf(cursor);
     }
 
     const forward = query.before === undefined;
     const direction = forward === ascending ? "asc" : "desc";
-    let page = this.reads
+    // The page's ids first (from an index alone where it can), then only those rows whole.
+    let pageIds = this.reads
       .selectFrom("subscribers")
-      .selectAll()
+      .select("id")
       .where(matching)
       .orderBy(column, direction)
       .orderBy("id", direction)
       .limit(query.limit + 1);
     if (cursorKey) {
       const key = cursorKey;
-      page = page.where((eb) => beyond(eb, key, forward, query.includeCursor));
+      pageIds = pageIds.where((eb) => beyond(eb, key, forward, query.includeCursor));
     }
-    const rows = await page.execute();
+    const rows = await this.reads
+      .selectFrom("subscribers")
+      .select(answerColumns)
+      .where("id", "in", pageIds)
+      .orderBy(column, direction)
+      .orderBy("id", direction)
+      .execute();
     const more = rows.length > query.limit;
     const items = rows.slice(0, query.limit);
     if (!forward) items.reverse();
@@ -148,11 +191,11 @@ export class SubscriberStore {
       next = rowsFollow ? last.id : null;
       previous = rowsPrecede ? first.id : null;
     }
-    return { data: items.map(toSubscriber), next, previous, ...(await this.count(environmentId, query)) };
+    return { data: items.map(toSubscriber), next, previous, ...(await counting) };
   }
 
   /** Counts matching rows up to the cap; past it, reports the cap. Without a filter, the kept count answers. */
-  private async count(environmentId: string, query: SubscriberSearch) {
+  private async count(environmentId: string, query: SubscriberSearch, matching: (eb: Where) => Expression<SqlBool>) {
     const cap = this.totalCountCap;
     const capped = (n: number) =>
       n > cap ? { totalCount: cap, totalCountCapped: true } : { totalCount: n, totalCountCapped: false };
@@ -168,7 +211,7 @@ export class SubscriberStore {
     const limited = this.reads
       .selectFrom("subscribers")
       .select(sql`1`.as("one"))
-      .where((eb) => eb.and(this.filters(eb, environmentId, query)))
+      .where(matching)
       .limit(cap + 1)
       .as("limited");
     const row = await this.reads
@@ -178,19 +221,25 @@ export class SubscriberStore {
     return capped(row.n);
   }
 
-  private filters(eb: Where, environmentId: string, query: SubscriberSearch) {
+  private filters(eb: Where, environmentId: string, query: SubscriberSearch): Expression<SqlBool>[] {
     const conditions = [eb("environment_id", "=", environmentId), eb("deleted", "=", false)];
-    if (query.email !== undefined) conditions.push(eb("email", "ilike", likeContains(query.email)));
-    if (query.phone !== undefined) conditions.push(eb("phone", "ilike", likeContains(query.phone)));
-    if (query.name !== undefined) conditions.push(eb("full_name", "ilike", likeContains(query.name)));
     if (query.subscriberId !== undefined) conditions.push(eb("subscriber_id", "=", query.subscriberId));
     return conditions;
+  }
+
+  /** The case-insensitive substring filters (substring-filter.ts); they read the gram statistics, hence apart. */
+  private async substringConditions(query: SubscriberSearch): Promise<Expression<SqlBool>[]> {
+    const terms = (["email", "phone", "name"] as const satisfies SearchedColumn[]).flatMap((column) => {
+      const term = query[column];
+      return term === undefined ? [] : [[column, term] as const];
+    });
+    return Promise.all(terms.map(([column, term]) => this.substring.condition("subscribers", column, term)));
   }
 
   async findBySubscriberId(environmentId: string, subscriberId: string): Promise<Subscriber | undefined> {
     const row = await this.db
       .selectFrom("subscribers")
-      .selectAll()
+      .select(answerColumns)
       .where("environment_id", "=", environmentId)
       .where("subscriber_id", "=", subscriberId)
       .where("deleted", "=", false)
@@ -236,7 +285,7 @@ export class SubscriberStore {
             }),
           ),
         )
-        .returningAll()
+        .returning(answerColumns)
         .executeTakeFirst();
       if (updated) return toSubscriber(updated);
     }

@@ -1,0 +1,121 @@
+/**
+ * The case-insensitive substring filters (migration 004): `column_search LIKE lower(pattern)`, which answers exactly as
+ * `column ILIKE pattern`, plus, for a term with a rare 3-gram, a condition on the rarest grams that a GIN index serves.
+ * Which grams are chosen changes only the speed, never the rows: the SQL keeps only grams of the term itself.
+ */
+import { type Expression, type Kysely, type SqlBool, sql } from "kysely";
+import type { Database } from "./schema.js";
+import { likeContains } from "./sql-helpers.js";
+
+export type SearchedColumn = "email" | "phone" | "name";
+
+const gramIndexes: Record<SearchedColumn, string> = {
+  email: "subscribers_email_grams",
+  phone: "subscribers_phone_grams",
+  name: "subscribers_name_grams",
+};
+
+/** Grams asked of the index: each one more narrows the rows to check, and costs one more posting list to read. */
+const gramsPerTerm = 3;
+/**
+ * When even the term's rarest gram is in this share of the rows, the term is common: checking a row the grams name
+ * costs about eight times reading an index entry (measured at 1M rows), so walking an index in page order, which
+ * stops at a page (or at the count's cap) of dense matches, is the cheaper way.
+ */
+const commonShare = 0.1;
+/** How long the gram statistics are used before they are read again (ANALYZE refreshes them in the database). */
+const statisticsTtlMs = 10 * 60_000;
+
+interface GramStatistics {
+  /** The most common grams of the column with their share of rows; a gram not listed is rarer than any listed. */
+  frequencies: Map<string, number>;
+}
+
+/** The 3-grams of a term as JavaScript lowercases it, by position: only a preference, the database has the last word. */
+export function termGrams(term: string): { gram: string; at: number }[] {
+  const chars = [...term.toLowerCase()];
+  const grams: { gram: string; at: number }[] = [];
+  for (let at = 0; at + 3 <= chars.length; at++) grams.push({ gram: chars.slice(at, at + 3).join(""), at });
+  return grams;
+}
+
+/**
+ * The `count` rarest grams; among equally rare ones, grams that do not overlap those already taken, since
+ * overlapping grams ("add", "ddi") tend to name the same rows.
+ */
+export function rarestGrams(grams: { gram: string; at: number }[], frequency: (gram: string) => number, count: number) {
+  const ranked = [...grams].sort((a, b) => frequency(a.gram) - frequency(b.gram) || a.at - b.at);
+  const taken: { gram: string; at: number }[] = [];
+  const free = (gram: { gram: string; at: number }) =>
+    !taken.some((other) => other.gram === gram.gram || Math.abs(other.at - gram.at) < 3);
+  for (const candidate of ranked) {
+    if (taken.length === count) break;
+    const tie = (other: { gram: string }) => frequency(other.gram) === frequency(candidate.gram);
+    if (!free(candidate) && ranked.some((other) => other !== candidate && tie(other) && free(other))) continue;
+    if (!taken.some((other) => other.gram === candidate.gram)) taken.push(candidate);
+  }
+  return taken.map((gram) => gram.gram);
+}
+
+/** Reads the gram indexes' statistics (pg_stats) now and then, and builds the filter conditions. */
+export class SubstringFilter {
+  private readonly db: Kysely<Database>;
+  private statistics: Promise<Map<string, GramStatistics>> | undefined;
+  private readAt = 0;
+  private readonly commonShare: number;
+
+  /** `common` (a share of the rows; tests set it to 0 or 1 to force one way) overrides `commonShare`. */
+  constructor(db: Kysely<Database>, common = commonShare) {
+    this.db = db;
+    this.commonShare = common;
+  }
+
+  /**
+   * The grams to ask the index for, rarest first; undefined when the term has no gram or is common (then the filter
+   * is the LIKE alone). Without statistics (a table never analyzed), the term's first grams that do not overlap.
+   */
+  async chooseGrams(column: SearchedColumn, term: string): Promise<string[] | undefined> {
+    const grams = termGrams(term);
+    if (grams.length === 0) return undefined;
+    const stats = (await this.read()).get(gramIndexes[column]);
+    const frequency = (gram: string) => stats?.frequencies.get(gram) ?? 0;
+    const rarest = rarestGrams(grams, frequency, gramsPerTerm);
+    return frequency(rarest[0] as string) >= this.commonShare ? undefined : rarest;
+  }
+
+  /** The condition on one searched column, for the subscribers table under `table` (its name or alias). */
+  async condition(table: string, column: SearchedColumn, term: string): Promise<Expression<SqlBool>> {
+    const searched = sql.ref(`${table}.${column}_search`);
+    const like = sql<SqlBool>`${searched} LIKE lower(${likeContains(term)})`;
+    const grams = await this.chooseGrams(column, term);
+    if (!grams) return like;
+    return sql<SqlBool>`substring_grams(${searched}) @> substring_grams_among(lower(${term}), ${grams}::text[]) AND ${like}`;
+  }
+
+  private read(): Promise<Map<string, GramStatistics>> {
+    if (!this.statistics || Date.now() - this.readAt > statisticsTtlMs) {
+      this.readAt = Date.now();
+      this.statistics = this.load().catch(() => new Map());
+    }
+    return this.statistics;
+  }
+
+  private async load(): Promise<Map<string, GramStatistics>> {
+    const { rows } = await sql<{ index: string; grams: string[]; frequencies: number[] }>`
+      SELECT s.tablename AS index, s.most_common_elems::text::text[] AS grams, s.most_common_elem_freqs AS frequencies
+      FROM pg_stats s
+      WHERE s.tablename IN (${sql.join(Object.values(gramIndexes))}) AND s.most_common_elems IS NOT NULL`.execute(
+      this.db,
+    );
+    const out = new Map<string, GramStatistics>();
+    for (const row of rows) {
+      const frequencies = new Map<string, number>();
+      // most_common_elem_freqs ends with the minimum, the maximum and the null share: three more than the grams.
+      row.grams.forEach((gram, i) => {
+        frequencies.set(gram, Number(row.frequencies[i]));
+      });
+      out.set(row.index, { frequencies });
+    }
+    return out;
+  }
+}
