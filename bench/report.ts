@@ -1,5 +1,6 @@
 /** The benchmark's results: their shape, the targets they are judged by, and the markdown table of RESULTS.md. */
 import type { StatementPlan } from "./explain.js";
+import type { OverloadResult } from "./overload.js";
 import { renderStartup, type StartupResult } from "./startup.js";
 import type { Summary } from "./stats.js";
 
@@ -37,6 +38,8 @@ export interface BenchResults {
   quick: boolean;
   machine: { cpu: string; cores: number; memoryGb: number; os: string };
   node: string;
+  /** The Node 24 that the throughput table's "server (Node 24)" column ran on. */
+  node24?: string | undefined;
   database: {
     version: string;
     sharedBuffers: string;
@@ -52,10 +55,12 @@ export interface BenchResults {
   http: HttpShapeResult[];
   throughput: ThroughputResult[];
   startup?: StartupResult[] | undefined;
+  overload?: OverloadResult | undefined;
   targets: TargetResult[];
 }
 
 const validatedName = "server";
+const node24Name = "server (Node 24)";
 const unvalidatedName = "no validation";
 const rawName = "raw node:http";
 const prismName = "Prism mock";
@@ -105,7 +110,83 @@ export function evaluateTargets(results: BenchResults): TargetResult[] {
       met: ratio >= 5,
     });
   }
+  targets.push(...substringTargets(results), ...overloadTargets(results));
   return targets;
+}
+
+/** The substring shapes at store level, the HTTP latency of every shape, and throughput against Prism (#15). */
+function substringTargets(results: BenchResults): TargetResult[] {
+  const out: TargetResult[] = [];
+  const few = results.store.filter((shape) =>
+    ["search.email", "search.name", "search.phone", "list.search"].includes(shape.id),
+  );
+  const overCap = results.store.find((shape) => shape.id === "search.emailOverCap");
+  if (few.length) {
+    out.push({
+      name: "substring p99 ≤ 10 ms",
+      goal: "store p99 ≤ 10 ms for a substring term with few matches (email, name, phone, the list's search)",
+      measured: few.map((shape) => `${shape.id} ${shape.p99} ms`).join(", "),
+      met: few.every((shape) => shape.p99 <= 10),
+    });
+  }
+  if (overCap) {
+    out.push({
+      name: "substring over the cap p99 ≤ 25 ms",
+      goal: "store p99 ≤ 25 ms (aim 10) for a substring term matching more rows than the count cap",
+      measured: `${overCap.id} p50 ${overCap.p50} ms, p99 ${overCap.p99} ms`,
+      met: overCap.p99 <= 25,
+    });
+  }
+  const slowHttp = results.http.filter((shape) => shape.p99 > 50);
+  out.push({
+    name: "HTTP p99 ≤ 50 ms",
+    goal: `every shape over HTTP at a fixed ${results.settings.httpRate} requests/s, p99 ≤ 50 ms`,
+    measured: slowHttp.length
+      ? `${slowHttp.length} of ${results.http.length} over: ${slowHttp.map((shape) => `${shape.id} ${shape.p99} ms`).join(", ")}`
+      : `all ${results.http.length} shapes; worst ${[...results.http].sort((a, b) => b.p99 - a.p99)[0]?.id} ${Math.max(...results.http.map((shape) => shape.p99))} ms`,
+    met: slowHttp.length === 0,
+  });
+  const goals: Record<string, number> = { get: 1.5, search: 1.5, list: 1, patch: 1 };
+  const ratios = results.throughput
+    .filter((entry) => goals[entry.operation] !== undefined)
+    .map((entry) => ({
+      operation: entry.operation,
+      goal: goals[entry.operation] as number,
+      ratio: (entry.medians[validatedName] ?? 0) / (entry.medians[prismName] || 1),
+    }));
+  out.push({
+    name: "throughput against Prism",
+    goal: "closed loop, 16 connections: get and search ≥ 1.5× the Prism mock, list and patch ≥ 1×",
+    measured: ratios.map((entry) => `${entry.operation} ${entry.ratio.toFixed(2)}× (goal ${entry.goal}×)`).join(", "),
+    met: ratios.every((entry) => entry.ratio >= entry.goal),
+  });
+  return out;
+}
+
+function overloadTargets(results: BenchResults): TargetResult[] {
+  const o = results.overload;
+  if (!o) return [];
+  const answered = Object.entries(o.expensive.statuses).every(([status]) => status === "200" || status === "503");
+  return [
+    {
+      name: "cheap p99 under overload ≤ 2×",
+      goal: `cheap requests at ${o.cheapRate}/s keep their p99 within 2× of the run without expensive ones, beside "${o.expensiveLabel}" at 3× capacity`,
+      measured: `${o.cheapMixed.p99} ms beside ${o.expensiveRate}/s vs ${o.cheapAlone.p99} ms alone = ${(o.cheapMixed.p99 / o.cheapAlone.p99).toFixed(2)}×`,
+      met: o.cheapMixed.p99 <= 2 * o.cheapAlone.p99,
+    },
+    {
+      name: "every expensive request answered in time",
+      goal: `every expensive request answered 200 or 503 within the statement timeout (${o.timeoutMs} ms)`,
+      measured: `${statusList(o.expensive.statuses)}; slowest ${o.expensive.max} ms`,
+      met: answered && o.expensive.max <= o.timeoutMs,
+    },
+  ];
+}
+
+function statusList(statuses: Record<string, number>): string {
+  return Object.entries(statuses)
+    .map(([status, count]) => `${count.toLocaleString("en")} × ${status}`)
+    .join(", ");
 }
 
 const number = (value: number) => value.toLocaleString("en");
@@ -173,11 +254,12 @@ export function renderMarkdown(results: BenchResults, file: string): string {
     "",
     "## Throughput (requests/s, closed loop)",
     "",
-    "The same request to each target: the server with request validation, the same app without it, raw `node:http` sending a captured answer of the same size (the ceiling of this machine), and the Prism mock.",
+    `The same request to each target: the server with request validation (on ${results.node}, and on ${results.node24 ?? "Node 24"}, the current LTS), the same app without validation, raw \`node:http\` sending a captured answer of the same size (the ceiling of this machine), and the Prism mock.`,
     "",
     row([
       "Operation",
       validatedName,
+      node24Name,
       unvalidatedName,
       rawName,
       prismName,
@@ -185,7 +267,7 @@ export function renderMarkdown(results: BenchResults, file: string): string {
       "server ÷ Prism",
       "server ÷ ceiling",
     ]),
-    row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]),
+    row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]),
     ...results.throughput.map((entry) => {
       const m = entry.medians;
       const on = m[validatedName] ?? 0;
@@ -193,6 +275,7 @@ export function renderMarkdown(results: BenchResults, file: string): string {
       return row([
         entry.operation,
         number(on),
+        number(m[node24Name] ?? 0),
         number(off),
         number(m[rawName] ?? 0),
         number(m[prismName] ?? 0),
@@ -212,6 +295,43 @@ export function renderMarkdown(results: BenchResults, file: string): string {
       .join("; ")}.`,
     "",
   );
+  if (results.overload) lines.push(...renderOverload(results.overload));
   if (results.startup) lines.push(...renderStartup(results.startup));
   return `${lines.join("\n")}\n`;
+}
+
+function renderOverload(o: OverloadResult): string[] {
+  return [
+    "## Overload (server on PostgreSQL, default settings)",
+    "",
+    `Cheap requests (list, get, search without filters, in turn) at a fixed ${o.cheapRate} requests/s, first alone, then beside "${o.expensiveLabel}" sent at ${o.expensiveRate}/s: three times the ${o.expensiveCapacity}/s the server answered 200 in a closed loop of 16 connections. Milliseconds from the moment each request was due.`,
+    "",
+    row(["Run", "p50", "p90", "p99", "max", "Answers"]),
+    row(["---", "---:", "---:", "---:", "---:", "---"]),
+    row([
+      "cheap, alone",
+      o.cheapAlone.p50,
+      o.cheapAlone.p90,
+      o.cheapAlone.p99,
+      o.cheapAlone.max,
+      statusList(o.cheapAlone.statuses),
+    ]),
+    row([
+      "cheap, beside the flood",
+      o.cheapMixed.p50,
+      o.cheapMixed.p90,
+      o.cheapMixed.p99,
+      o.cheapMixed.max,
+      statusList(o.cheapMixed.statuses),
+    ]),
+    row([
+      "expensive flood",
+      o.expensive.p50,
+      o.expensive.p90,
+      o.expensive.p99,
+      o.expensive.max,
+      statusList(o.expensive.statuses),
+    ]),
+    "",
+  ];
 }

@@ -5,6 +5,7 @@
  *   npm run bench -- [--database-url URL] [--pglite DIR] [--repetitions 3] [--seconds 5] [--quick]
  * Writes bench/results/<date>.json and bench/RESULTS.md.
  */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { parseArgs } from "node:util";
@@ -16,6 +17,7 @@ import { benchContext } from "./context.js";
 import { benchDatabaseUrl } from "./database.js";
 import { explain, QueryCapture } from "./explain.js";
 import { fixedRate } from "./fixed-rate.js";
+import { measureOverload } from "./overload.js";
 import { startScript, type Target } from "./processes.js";
 import { type BenchResults, evaluateTargets, renderMarkdown, type StoreShapeResult } from "./report.js";
 import { benchShapes, type HttpRequest, type Shape } from "./shapes.js";
@@ -109,6 +111,21 @@ for (const shape of shapes) {
   log(`  ${shape.id.padEnd(28)} p50 ${summarize(run.latenciesMs).p50} ms  errors ${run.errors}`);
 }
 
+const shapeById = (id: string) => shapes.find((shape) => shape.id === id) as Shape;
+log("Overload: cheap requests at a fixed rate, alone and beside substring searches at 3× what the server serves");
+const cheapShapes = ["list.default", "get.byId", "search.default"].map(shapeById);
+const overload = await measureOverload(
+  withValidation.url,
+  headers,
+  (i) => (cheapShapes[i % cheapShapes.length] as Shape).http(i),
+  { label: shapeById("search.emailOverCap").label, request: shapeById("search.emailOverCap").http },
+  // The server's default statement timeout (STATEMENT_TIMEOUT_MS).
+  { cheapRate: settings.httpRate, seconds: quick ? 2 : 10, timeoutMs: 5000 },
+);
+log(
+  `  cheap p99 ${overload.cheapAlone.p99} ms alone, ${overload.cheapMixed.p99} ms beside ${overload.expensiveRate}/s expensive (capacity ${overload.expensiveCapacity}/s); expensive max ${overload.expensive.max} ms ${JSON.stringify(overload.expensive.statuses)}`,
+);
+
 const operations: { name: string; request: (i: number) => HttpRequest }[] = [
   { name: "list", request: () => ({ method: "GET", path: "/v1/notifications" }) },
   { name: "search", request: () => ({ method: "GET", path: "/v2/subscribers" }) },
@@ -118,8 +135,13 @@ const operations: { name: string; request: (i: number) => HttpRequest }[] = [
 const bodies = await captureBodies(withValidation.url, operations);
 const bodiesFile = `${os.tmpdir()}/bench-bodies-${process.pid}.json`;
 writeFileSync(bodiesFile, JSON.stringify(bodies));
+// The current LTS beside this machine's Node, for what users on it get (installed from npm on first use).
+const node24 = execFileSync("npx", ["-y", "node@24", "-p", "process.execPath"], { encoding: "utf8" }).trim();
+const node24Version = execFileSync(node24, ["--version"], { encoding: "utf8" }).trim();
+const validated24 = await startServerProcess(serverEnv, [], node24);
 const targets: Target[] = [
   withValidation,
+  { name: "server (Node 24)", url: validated24.baseUrl, pid: validated24.child.pid as number, stop: validated24.stop },
   await startScript("no validation", "bench/server-without-validation.ts", [], serverEnv, "API"),
   await startScript("raw node:http", "bench/raw-server.ts", [bodiesFile], {}, "RAW"),
   await (async () => {
@@ -167,6 +189,7 @@ const results: BenchResults = {
     os: `${os.type()} ${os.release()}`,
   },
   node: process.version,
+  node24: node24Version,
   database: server,
   context: { ...ctx, subscriberIds: ctx.subscriberIds.length },
   settings,
@@ -174,6 +197,7 @@ const results: BenchResults = {
   pglite,
   http: httpResults,
   throughput,
+  overload,
   startup,
   targets: [],
 };

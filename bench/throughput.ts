@@ -8,6 +8,8 @@ export interface ThroughputRun {
   latencyP99Ms: number;
   non2xx: number;
   errors: number;
+  /** Answers with a 2xx status, in all. */
+  ok: number;
 }
 
 export async function closedLoop(
@@ -46,5 +48,6 @@ export async function closedLoop(
     latencyP99Ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    ok: result["2xx"],
   };
 }

@@ -71,9 +71,13 @@ export function serverFromBanner({ child, output, exited }: StartedProcess): Ser
 
 /**
  * `npm start` (`node scripts/run-server.mjs`, which runs server/cli.ts) as a child process with the given environment;
- * resolves once it has printed its URLs and keys.
+ * resolves once it has printed its URLs and keys. `node`: another Node binary to run it with (the benchmark's Node 24).
  */
-export async function startServerProcess(env: Record<string, string>, args: string[] = []): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  args: string[] = [],
+  node = process.execPath,
+): Promise<ServerProcess> {
   const command = [runServerScript, ...args];
-  return serverFromBanner(await startProcess(process.execPath, command, { env }, printedServerBanner));
+  return serverFromBanner(await startProcess(node, command, { env }, printedServerBanner));
 }

@@ -1,0 +1,54 @@
+/**
+ * Graceful overload, measured: cheap requests at a fixed rate, first alone, then beside an expensive request class
+ * sent at three times what the server can serve of it. The cheap requests' p99 should stay within 2× of the run
+ * alone, and every expensive request should be answered (200, or 503 with Retry-After) within the statement timeout.
+ */
+import { fixedRate } from "./fixed-rate.js";
+import type { HttpRequest } from "./shapes.js";
+import { type Summary, summarize } from "./stats.js";
+import { closedLoop } from "./throughput.js";
+
+export interface OverloadResult {
+  cheapRate: number;
+  expensiveLabel: string;
+  /** Expensive requests answered 200 per second in a closed loop of 16 connections: what the server can serve. */
+  expensiveCapacity: number;
+  expensiveRate: number;
+  cheapAlone: Summary & { statuses: Record<string, number> };
+  cheapMixed: Summary & { statuses: Record<string, number> };
+  expensive: Summary & { statuses: Record<string, number> };
+  timeoutMs: number;
+}
+
+export async function measureOverload(
+  baseUrl: string,
+  headers: Record<string, string>,
+  cheap: (i: number) => HttpRequest,
+  expensive: { label: string; request: (i: number) => HttpRequest },
+  options: { cheapRate: number; seconds: number; timeoutMs: number },
+): Promise<OverloadResult> {
+  const capacityRun = await closedLoop(baseUrl, expensive.request, { connections: 16, seconds: 3, headers });
+  // Refused answers served nobody: capacity counts the 200s only.
+  const expensiveCapacity = Math.max(1, Math.round(capacityRun.ok / 3));
+  const expensiveRate = expensiveCapacity * 3;
+  const cheapCount = options.cheapRate * options.seconds;
+  const alone = await fixedRate(baseUrl, cheap, { ratePerSecond: options.cheapRate, count: cheapCount, headers });
+  const [mixed, flood] = await Promise.all([
+    fixedRate(baseUrl, cheap, { ratePerSecond: options.cheapRate, count: cheapCount, headers }),
+    fixedRate(baseUrl, expensive.request, {
+      ratePerSecond: expensiveRate,
+      count: expensiveRate * options.seconds,
+      headers,
+    }),
+  ]);
+  return {
+    cheapRate: options.cheapRate,
+    expensiveLabel: expensive.label,
+    expensiveCapacity,
+    expensiveRate,
+    cheapAlone: { ...summarize(alone.latenciesMs), statuses: alone.statuses },
+    cheapMixed: { ...summarize(mixed.latenciesMs), statuses: mixed.statuses },
+    expensive: { ...summarize(flood.latenciesMs), statuses: flood.statuses },
+    timeoutMs: options.timeoutMs,
+  };
+}
