@@ -8,7 +8,7 @@ import type {
 } from "../../generated/schema.js";
 import type { Database, NotificationsTable } from "./schema.js";
 import { toIso } from "./sql-helpers.js";
-import { SubstringFilter } from "./substring-filter.js";
+import type { SubstringFilter } from "./substring-filter.js";
 
 export interface NotificationQuery {
   page: number;
@@ -125,9 +125,9 @@ export class NotificationStore {
   private readonly rareTermLimit: number;
   private readonly substring: SubstringFilter;
 
-  constructor(db: Kysely<Database>, rareTermLimit = defaultRareTermLimit, substring = new SubstringFilter(db)) {
+  constructor(db: Kysely<Database>, rareTermLimit: number | undefined, substring: SubstringFilter) {
     this.db = db;
-    this.rareTermLimit = rareTermLimit;
+    this.rareTermLimit = rareTermLimit ?? defaultRareTermLimit;
     this.substring = substring;
   }
 
@@ -267,32 +267,29 @@ export class NotificationStore {
     if (query.topicKey !== undefined) {
       conditions.push(eb("n.topic_keys", "@>", sql<string[]>`${[query.topicKey]}::text[]`));
     }
-    const { emails, subscriberIds } = query;
-    if (emails?.length || subscriberIds?.length || query.search !== undefined) {
-      // Resolve the subscriber filters (ORed) to subscribers of this environment; none resolves: no rows. Each filter
-      // is its own SELECT of a UNION, so that each uses its index and none is evaluated again for the others' rows.
-      const live = () =>
-        eb
-          .selectFrom("subscribers as r")
-          .select("r.id")
-          .where("r.environment_id", "=", environmentId)
-          .where("r.deleted", "=", false);
-      const parts = [];
-      if (emails?.length) parts.push(live().where("r.email", "in", emails));
-      if (subscriberIds?.length) parts.push(live().where("r.subscriber_id", "in", subscriberIds));
-      if (search !== undefined && query.search !== undefined) {
-        parts.push(live().where(search), live().where("r.subscriber_id", "=", query.search));
-      }
-      const [first, ...rest] = parts;
-      if (first)
-        conditions.push(
-          eb(
-            "n.subscriber_id",
-            "in",
-            rest.reduce((union, part) => union.union(part), first),
-          ),
-        );
+    // Resolve the subscriber filters (ORed) to subscribers of this environment; none resolves: no rows. Each filter
+    // is its own SELECT of a UNION, so that each uses its index and none is evaluated again for the others' rows.
+    const live = () =>
+      eb
+        .selectFrom("subscribers as r")
+        .select("r.id")
+        .where("r.environment_id", "=", environmentId)
+        .where("r.deleted", "=", false);
+    const parts = [];
+    if (query.emails?.length) parts.push(live().where("r.email", "in", query.emails));
+    if (query.subscriberIds?.length) parts.push(live().where("r.subscriber_id", "in", query.subscriberIds));
+    if (search && query.search !== undefined) {
+      parts.push(live().where(search), live().where("r.subscriber_id", "=", query.search));
     }
+    const [first, ...rest] = parts;
+    if (first)
+      conditions.push(
+        eb(
+          "n.subscriber_id",
+          "in",
+          rest.reduce((union, part) => union.union(part), first),
+        ),
+      );
     return conditions;
   }
 }

@@ -2,7 +2,7 @@ import { type Expression, type ExpressionBuilder, type Kysely, type Selectable, 
 import type { ChannelSettings, PatchSubscriberRequest, Subscriber } from "../../generated/schema.js";
 import type { Database, SubscribersTable } from "./schema.js";
 import { toIso } from "./sql-helpers.js";
-import { type SearchedColumn, SubstringFilter } from "./substring-filter.js";
+import type { SearchedColumn, SubstringFilter } from "./substring-filter.js";
 
 export type SubscriberOrderBy = "_id" | "createdAt" | "updatedAt";
 
@@ -101,12 +101,7 @@ export class SubscriberStore {
   private readonly substring: SubstringFilter;
 
   /** `reads` serves search (a read replica when there is one); `db` (the primary) serves patch and its reads. */
-  constructor(
-    db: Kysely<Database>,
-    totalCountCap: number,
-    reads: Kysely<Database> = db,
-    substring = new SubstringFilter(reads),
-  ) {
+  constructor(db: Kysely<Database>, totalCountCap: number, reads: Kysely<Database>, substring: SubstringFilter) {
     this.db = db;
     this.totalCountCap = totalCountCap;
     this.reads = reads;

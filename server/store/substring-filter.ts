@@ -26,10 +26,8 @@ const commonShare = 0.1;
 /** How long the gram statistics are used before they are read again (ANALYZE refreshes them in the database). */
 const statisticsTtlMs = 10 * 60_000;
 
-interface GramStatistics {
-  /** The most common grams of the column with their share of rows; a gram not listed is rarer than any listed. */
-  frequencies: Map<string, number>;
-}
+/** Per gram index: its most common grams with their share of rows; a gram not listed is rarer than any listed. */
+type GramFrequencies = Map<string, Map<string, number>>;
 
 /** The 3-grams of a term as JavaScript lowercases it, by position: only a preference, the database has the last word. */
 export function termGrams(term: string): { gram: string; at: number }[] {
@@ -46,13 +44,20 @@ export function termGrams(term: string): { gram: string; at: number }[] {
 export function rarestGrams(grams: { gram: string; at: number }[], frequency: (gram: string) => number, count: number) {
   const ranked = [...grams].sort((a, b) => frequency(a.gram) - frequency(b.gram) || a.at - b.at);
   const taken: { gram: string; at: number }[] = [];
-  const free = (gram: { gram: string; at: number }) =>
-    !taken.some((other) => other.gram === gram.gram || Math.abs(other.at - gram.at) < 3);
+  const overlaps = (gram: { at: number }) => taken.some((other) => Math.abs(other.at - gram.at) < 3);
+  const isTaken = (gram: { gram: string }) => taken.some((other) => other.gram === gram.gram);
   for (const candidate of ranked) {
     if (taken.length === count) break;
-    const tie = (other: { gram: string }) => frequency(other.gram) === frequency(candidate.gram);
-    if (!free(candidate) && ranked.some((other) => other !== candidate && tie(other) && free(other))) continue;
-    if (!taken.some((other) => other.gram === candidate.gram)) taken.push(candidate);
+    if (isTaken(candidate)) continue;
+    const freeTie = ranked.some(
+      (other) =>
+        other !== candidate &&
+        frequency(other.gram) === frequency(candidate.gram) &&
+        !isTaken(other) &&
+        !overlaps(other),
+    );
+    if (overlaps(candidate) && freeTie) continue;
+    taken.push(candidate);
   }
   return taken.map((gram) => gram.gram);
 }
@@ -60,7 +65,7 @@ export function rarestGrams(grams: { gram: string; at: number }[], frequency: (g
 /** Reads the gram indexes' statistics (pg_stats) now and then, and builds the filter conditions. */
 export class SubstringFilter {
   private readonly db: Kysely<Database>;
-  private statistics: Promise<Map<string, GramStatistics>> | undefined;
+  private statistics: Promise<GramFrequencies> | undefined;
   private readAt = 0;
   private readonly commonShare: number;
 
@@ -77,8 +82,8 @@ export class SubstringFilter {
   async chooseGrams(column: SearchedColumn, term: string): Promise<string[] | undefined> {
     const grams = termGrams(term);
     if (grams.length === 0) return undefined;
-    const stats = (await this.read()).get(gramIndexes[column]);
-    const frequency = (gram: string) => stats?.frequencies.get(gram) ?? 0;
+    const frequencies = (await this.read()).get(gramIndexes[column]);
+    const frequency = (gram: string) => frequencies?.get(gram) ?? 0;
     const rarest = rarestGrams(grams, frequency, gramsPerTerm);
     return frequency(rarest[0] as string) >= this.commonShare ? undefined : rarest;
   }
@@ -92,7 +97,7 @@ export class SubstringFilter {
     return sql<SqlBool>`substring_grams(${searched}) @> substring_grams_among(lower(${term}), ${grams}::text[]) AND ${like}`;
   }
 
-  private read(): Promise<Map<string, GramStatistics>> {
+  private read(): Promise<GramFrequencies> {
     if (!this.statistics || Date.now() - this.readAt > statisticsTtlMs) {
       this.readAt = Date.now();
       this.statistics = this.load().catch(() => new Map());
@@ -100,21 +105,21 @@ export class SubstringFilter {
     return this.statistics;
   }
 
-  private async load(): Promise<Map<string, GramStatistics>> {
+  private async load(): Promise<GramFrequencies> {
     const { rows } = await sql<{ index: string; grams: string[]; frequencies: number[] }>`
       SELECT s.tablename AS index, s.most_common_elems::text::text[] AS grams, s.most_common_elem_freqs AS frequencies
       FROM pg_stats s
       WHERE s.tablename IN (${sql.join(Object.values(gramIndexes))}) AND s.most_common_elems IS NOT NULL`.execute(
       this.db,
     );
-    const out = new Map<string, GramStatistics>();
+    const out: GramFrequencies = new Map();
     for (const row of rows) {
       const frequencies = new Map<string, number>();
       // most_common_elem_freqs ends with the minimum, the maximum and the null share: three more than the grams.
       row.grams.forEach((gram, i) => {
         frequencies.set(gram, Number(row.frequencies[i]));
       });
-      out.set(row.index, { frequencies });
+      out.set(row.index, frequencies);
     }
     return out;
   }
