@@ -27,9 +27,14 @@ export async function measureOverload(
   expensive: { label: string; request: (i: number) => HttpRequest },
   options: { cheapRate: number; seconds: number; timeoutMs: number },
 ): Promise<OverloadResult> {
-  const capacityRun = await closedLoop(baseUrl, expensive.request, { connections: 16, seconds: 3, headers });
+  const capacitySeconds = 3;
+  const capacityRun = await closedLoop(baseUrl, expensive.request, {
+    connections: 16,
+    seconds: capacitySeconds,
+    headers,
+  });
   // Refused answers served nobody: capacity counts the 200s only.
-  const expensiveCapacity = Math.max(1, Math.round(capacityRun.ok / 3));
+  const expensiveCapacity = Math.max(1, Math.round(capacityRun.ok / capacitySeconds));
   const expensiveRate = expensiveCapacity * 3;
   const cheapCount = options.cheapRate * options.seconds;
   const alone = await fixedRate(baseUrl, cheap, { ratePerSecond: options.cheapRate, count: cheapCount, headers });

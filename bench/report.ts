@@ -138,12 +138,13 @@ function substringTargets(results: BenchResults): TargetResult[] {
     });
   }
   const slowHttp = results.http.filter((shape) => shape.p99 > 50);
+  const worstHttp = [...results.http].sort((a, b) => b.p99 - a.p99)[0];
   out.push({
     name: "HTTP p99 ≤ 50 ms",
     goal: `every shape over HTTP at a fixed ${results.settings.httpRate} requests/s, p99 ≤ 50 ms`,
     measured: slowHttp.length
       ? `${slowHttp.length} of ${results.http.length} over: ${slowHttp.map((shape) => `${shape.id} ${shape.p99} ms`).join(", ")}`
-      : `all ${results.http.length} shapes; worst ${[...results.http].sort((a, b) => b.p99 - a.p99)[0]?.id} ${Math.max(...results.http.map((shape) => shape.p99))} ms`,
+      : `all ${results.http.length} shapes; worst ${worstHttp?.id} ${worstHttp?.p99} ms`,
     met: slowHttp.length === 0,
   });
   const goals: Record<string, number> = { get: 1.5, search: 1.5, list: 1, patch: 1 };
