@@ -10,7 +10,7 @@ import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { sql } from "kysely";
 import { defaultDemoOptions } from "../server/demo/generate.js";
-import { isEmpty, type LoadProgress, loadDemo } from "../server/demo/load.js";
+import { type LoadProgress, loadDemo } from "../server/demo/load.js";
 import { openStore, type Store } from "../server/store/store.js";
 import { benchDatabaseUrl, defaultPgliteDir } from "./database.js";
 
@@ -51,7 +51,7 @@ process.stderr.write(
   `Loading ${subscribers.toLocaleString("en")} subscribers and ${notifications.toLocaleString("en")} notifications into ${opened.location}\n`,
 );
 
-if (!(await isEmpty(store))) {
+if (!(await store.isEmpty())) {
   if (!values.reset) {
     await opened.close();
     throw new Error("the database already holds data: pass --reset to replace it");

@@ -1,6 +1,6 @@
 /** Child processes the benchmark talks to over HTTP: started, waited for until they print their URL, stopped. */
 import { readFileSync } from "node:fs";
-import { startTsxProcess } from "../test/support/process.js";
+import { startTsxProcess } from "../scripts/processes.js";
 
 export interface Target {
   name: string;

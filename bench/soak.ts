@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { startServerProcess } from "../test/support/process.js";
+import { startServerProcess } from "../scripts/processes.js";
 import { rssMb } from "./processes.js";
 
 const { values } = parseArgs({

@@ -13,9 +13,8 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { prismEntry, specFile } from "../mock/prism.js";
+import { freePort, runServerScript } from "../scripts/processes.js";
 import { defaultDemoOptions, demoApiKey } from "../server/demo/options.js";
-import { freePort } from "../test/support/mock.js";
-import { runServerScript } from "../test/support/process.js";
 import { median } from "./stats.js";
 
 const root = fileURLToPath(new URL("../", import.meta.url));

@@ -11,8 +11,8 @@ import { openStore, type Store } from "./store/store.js";
 /** Loads the demo data into an empty store. */
 async function seedDemo(store: Store, demo: DemoOptions, logger: Logger): Promise<void> {
   // The generator (and faker) load only when there is data to generate.
-  const { isEmpty, loadDemo } = await import("./demo/load.js");
-  if (!(await isEmpty(store))) return;
+  const { loadDemo } = await import("./demo/load.js");
+  if (!(await store.isEmpty())) return;
   const started = Date.now();
   await loadDemo(store, demo);
   logger.info(

@@ -1,4 +1,4 @@
-import { insertNotifications, insertSubscribers } from "../store/bulk-insert.js";
+import { insertNotifications, insertSubscribers, insertWorkflows } from "../store/bulk-insert.js";
 import type { Store } from "../store/store.js";
 import {
   type DemoEnvironment,
@@ -74,25 +74,7 @@ async function write(store: Store, sources: Source[], anchor: Date, options: Loa
       const { environmentId, organizationId } = source;
       await tx.access.ensureEnvironment(source.name, { environmentId, organizationId });
       await tx.access.createApiKey(environmentId, source.apiKey);
-      await tx.db
-        .insertInto("workflows")
-        .values(
-          source.workflows.map((workflow) => ({
-            id: workflow.id,
-            environment_id: workflow.environment_id,
-            name: workflow.name,
-            origin: workflow.origin,
-            triggers: JSON.stringify([
-              {
-                type: "event",
-                identifier: workflow.identifier,
-                variables: workflow.variables.map((name) => ({ name })),
-                subscriberVariables: [{ name: "firstName" }, { name: "email" }],
-              },
-            ]),
-          })),
-        )
-        .execute();
+      await insertWorkflows(tx.db, source.workflows);
     }
     for (const source of sources) {
       await writeOverlapped(source.subscribers(), size, async (batch) => {
@@ -138,10 +120,4 @@ export async function loadDemoData(store: Store, demo: DemoOptions): Promise<Dem
     {},
   );
   return environments;
-}
-
-/** True when the store holds no environment yet (a fresh database). */
-export async function isEmpty(store: Store): Promise<boolean> {
-  const row = await store.db.selectFrom("environments").select("id").limit(1).executeTakeFirst();
-  return row === undefined;
 }

@@ -5,7 +5,7 @@
  * the large `details` documents into array literals.)
  */
 import { type Kysely, sql } from "kysely";
-import type { NotificationRow, SubscriberRow } from "./rows.js";
+import type { NotificationRow, SubscriberRow, WorkflowRow } from "./rows.js";
 import type { Database } from "./schema.js";
 
 export async function insertSubscribers(db: Kysely<Database>, rows: readonly SubscriberRow[]): Promise<void> {
@@ -32,4 +32,28 @@ export async function insertNotifications(db: Kysely<Database>, rows: readonly N
     FROM json_to_recordset(${JSON.stringify(rows)}::json) AS t(id text, environment_id text, organization_id text,
       subscriber_id text, transaction_id text, template_id text, digested_notification_id text, channels text[],
       severity text, topic_keys text[], created_at timestamptz, updated_at timestamptz, details jsonb)`.execute(db);
+}
+
+/** Workflows with their trigger as Novu stores it: one event trigger named by the identifier, with its variables. */
+export async function insertWorkflows(db: Kysely<Database>, rows: readonly WorkflowRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto("workflows")
+    .values(
+      rows.map((workflow) => ({
+        id: workflow.id,
+        environment_id: workflow.environment_id,
+        name: workflow.name,
+        origin: workflow.origin,
+        triggers: JSON.stringify([
+          {
+            type: "event",
+            identifier: workflow.identifier,
+            variables: workflow.variables.map((name) => ({ name })),
+            subscriberVariables: [{ name: "firstName" }, { name: "email" }],
+          },
+        ]),
+      })),
+    )
+    .execute();
 }

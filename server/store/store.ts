@@ -52,6 +52,12 @@ export class Store {
   }
 
   /** Fails unless the primary (and the read replica, when there is one) answers a query: the health check. */
+  /** True when the store holds no environment yet (a fresh database). */
+  async isEmpty(): Promise<boolean> {
+    const row = await this.db.selectFrom("environments").select("id").limit(1).executeTakeFirst();
+    return row === undefined;
+  }
+
   async ping(): Promise<void> {
     await this.db.selectFrom("environments").select("id").limit(1).execute();
     if (this.readDb !== this.db) await this.readDb.selectFrom("environments").select("id").limit(1).execute();

@@ -9,7 +9,7 @@ import {
   searchSubscriberPages,
 } from "../../client/index.js";
 import type { PrismProcess } from "../../mock/prism.js";
-import { startMock } from "../support/mock.js";
+import { startMock } from "../../scripts/processes.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 describe("the typed client against the reference server", () => {

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConformanceContext } from "../../conformance/context.js";
 import { rules } from "../../conformance/rules.js";
 import type { PrismProcess } from "../../mock/prism.js";
+import { startMock } from "../../scripts/processes.js";
 import { drivers } from "../support/databases.js";
-import { startMock } from "../support/mock.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ErrorDto, ValidationErrorDto } from "../../generated/schema.js";
 import { type PrismProcess, specFile, startPrism } from "../../mock/prism.js";
-import { freePort, startMock } from "../support/mock.js";
+import { freePort, startMock } from "../../scripts/processes.js";
 import { json, startTestServer, type TestServer } from "../support/server.js";
 
 const key = { authorization: "ApiKey any-key" };

@@ -1,7 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ServerProcess, startServerProcess } from "../../scripts/processes.js";
 import { launchBrowser, type Site, serveSite } from "../support/browser.js";
-import { type ServerProcess, startServerProcess } from "../support/process.js";
 
 /** A page on its own origin that reads, filters and patches through the API at `api` with `key`, as an app would. */
 function page(api: string, key: string): string {

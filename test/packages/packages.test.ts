@@ -12,14 +12,14 @@ import { fileURLToPath } from "node:url";
 import { build as esbuild } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspacePackages } from "../../scripts/packages.js";
-import { freePort } from "../support/mock.js";
 import {
+  freePort,
   printedServerBanner,
   type ServerProcess,
   type StartedProcess,
   serverFromBanner,
   startProcess,
-} from "../support/process.js";
+} from "../../scripts/processes.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const bin = (tool: string) => join(root, "node_modules", ".bin", tool);

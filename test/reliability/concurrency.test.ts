@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Subscriber } from "../../generated/schema.js";
+import { type ServerProcess, startServerProcess } from "../../scripts/processes.js";
 import { defaultDemoOptions, generateDemoData } from "../../server/demo/generate.js";
 import { createPostgresDatabase, drivers } from "../support/databases.js";
-import { type ServerProcess, startServerProcess } from "../support/process.js";
 import { jsonPatch, startTestServer } from "../support/server.js";
 
 // These rules are about lost and doubled updates, not admission: every request may wait for its turn as long as it

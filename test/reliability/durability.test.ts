@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Subscriber } from "../../generated/schema.js";
+import { type ServerProcess, startServerProcess } from "../../scripts/processes.js";
 import { defaultDemoOptions, generateDemoData } from "../../server/demo/generate.js";
 import { openStore } from "../../server/store/store.js";
 import { createPostgresDatabase, drivers } from "../support/databases.js";
-import { type ServerProcess, startServerProcess } from "../support/process.js";
 
 const demoOptions = { ...defaultDemoOptions, subscribers: 30, notifications: 10 };
 const production = generateDemoData(demoOptions)[0];

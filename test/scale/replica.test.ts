@@ -6,10 +6,10 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ServerProcess, startServerProcess } from "../../scripts/processes.js";
 import { AccessStore, generateApiKey } from "../../server/store/access.js";
 import { connect } from "../../server/store/connect.js";
 import { createPostgresDatabase } from "../support/databases.js";
-import { type ServerProcess, startServerProcess } from "../support/process.js";
 
 const replicaAdminUrl = process.env.TEST_REPLICA_URL;
 const enabled = Boolean(process.env.TEST_DATABASE_URL && replicaAdminUrl);

@@ -5,8 +5,8 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ListNotificationsResponse } from "../../generated/schema.js";
+import { startServerProcess } from "../../scripts/processes.js";
 import { drivers } from "../support/databases.js";
-import { startServerProcess } from "../support/process.js";
 import { json, startTestServer, type TestServer } from "../support/server.js";
 
 const month = (iso: string) => `notifications_${iso.slice(0, 7).replace("-", "_")}`;

@@ -2,7 +2,7 @@ import { Novu } from "@novu/api";
 import { ErrorDto, ValidationErrorDto } from "@novu/api/models/errors/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PrismProcess } from "../../mock/prism.js";
-import { startMock } from "../support/mock.js";
+import { startMock } from "../../scripts/processes.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 /** The official SDK with retries off, so that an error answer reaches the test at once. */

@@ -7,9 +7,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { startServerProcess } from "../../scripts/processes.js";
 import { defaultDemoOptions } from "../../server/demo/options.js";
 import { demoWorkingCopy, snapshotPath } from "../../server/demo/snapshot.js";
-import { startServerProcess } from "../support/process.js";
 
 const dir = mkdtempSync(join(tmpdir(), "novu-query-snapshots-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSpecAjv, validatorAt } from "../../conformance/spec-validator.js";
 import type { ListNotificationsResponse } from "../../generated/schema.js";
-import { runServerScript } from "../support/process.js";
+import { runServerScript } from "../../scripts/processes.js";
 import { json } from "../support/server.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));

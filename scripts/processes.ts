@@ -1,12 +1,18 @@
+/**
+ * The repository's commands as child processes, for the tests and the benchmark: the server as `npm start` runs it,
+ * the static Prism mock on a free port, and the spawn-and-wait they share (mock/process.ts).
+ */
 import type { ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import { type StartedProcess, startProcess as spawnAndWait } from "../../mock/process.js";
+import { type PrismProcess, startMock as startPrismMock } from "../mock/prism.js";
+import { type StartedProcess, startProcess as spawnAndWait } from "../mock/process.js";
 
 export type { StartedProcess };
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
+const root = fileURLToPath(new URL("../", import.meta.url));
 /** What `npm start` and `npm run mock:stateful` run. */
-export const runServerScript = fileURLToPath(new URL("../../scripts/run-server.mjs", import.meta.url));
+export const runServerScript = fileURLToPath(new URL("./run-server.mjs", import.meta.url));
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -80,4 +86,21 @@ export async function startServerProcess(
 ): Promise<ServerProcess> {
   const command = [runServerScript, ...args];
   return serverFromBanner(await startProcess(node, command, { env }, printedServerBanner));
+}
+
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+/** The static Prism mock (`npm run mock`) on a free port. */
+export async function startMock(): Promise<PrismProcess> {
+  return startPrismMock({ port: await freePort() });
 }
