@@ -22,7 +22,7 @@ export interface LimiterOptions {
 const retryAfterSeconds = 1;
 
 export function overloaded(): ApiError {
-  return new ApiError(503, messages.overloaded, undefined, { "Retry-After": String(retryAfterSeconds) });
+  return new ApiError(503, messages.overloaded, { "Retry-After": String(retryAfterSeconds) });
 }
 
 /** A counting semaphore with a bounded, time-limited queue. */

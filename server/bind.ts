@@ -1,11 +1,13 @@
 import type { Request, RequestHandler } from "express";
 import { type OperationId, operationIds, operationTable } from "../generated/operations.js";
 import { type Admission, costOf } from "./admission.js";
-import { ApiError, errorBody, queryParameterProblems } from "./errors.js";
+import { ApiError, errorBody } from "./errors.js";
 import type { Handler, HandlerInput, Handlers } from "./handler-types.js";
 import { type Outcome, runIdempotently } from "./idempotency.js";
 import { messages } from "./messages.js";
+import { errorsFor, isDeclared } from "./operation-errors.js";
 import { operationMetadata } from "./request-metadata.js";
+import { operationRules } from "./request-rules.js";
 import type { Store } from "./store/store.js";
 
 export interface BindOptions {
@@ -28,7 +30,7 @@ function isQueryCancelled(error: unknown): boolean {
  */
 function cancelled(statementTimeoutMs: number | undefined): ApiError {
   const seconds = Math.max(1, Math.ceil((statementTimeoutMs ?? 1000) / 1000));
-  return new ApiError(503, messages.statementTimeout(statementTimeoutMs ?? 0), undefined, {
+  return new ApiError(503, messages.statementTimeout(statementTimeoutMs ?? 0), {
     "Retry-After": String(seconds),
   });
 }
@@ -46,23 +48,6 @@ export function assertHandlersMatchSpec(handlers: object): void {
   }
 }
 
-/** An OpenAPI path template as a regular expression source: `{name}` becomes one capturing group, `([^/]+)`. */
-export function pathPatternSource(template: string): string {
-  return template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{[^}]+\\?\}/g, "([^/]+)");
-}
-
-/** The operation a request was routed to, from the validator's route metadata. */
-export function operationFor(method: string, openApiRoute: string): OperationId | undefined {
-  return operationIds.find((id) => {
-    const entry = operationTable[id];
-    return entry.method === method.toLowerCase() && entry.path === openApiRoute.replace(/:(\w+)/g, "{$1}");
-  });
-}
-
-function hasBodyBytes(req: Request): boolean {
-  return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
-}
-
 function inputOf<K extends OperationId>(id: K, req: Request): HandlerInput<K> {
   return {
     path: { ...operationMetadata(req)?.pathParams },
@@ -72,24 +57,47 @@ function inputOf<K extends OperationId>(id: K, req: Request): HandlerInput<K> {
   } as unknown as HandlerInput<K>;
 }
 
+/** A handler answered or threw a status its operation does not declare: a bug in the handler, answered 500. */
+export class UndeclaredStatusError extends Error {
+  constructor(id: OperationId, status: number) {
+    super(`the ${id} handler answered ${status}, which the spec does not declare for it`);
+    this.name = "UndeclaredStatusError";
+  }
+}
+
+/**
+ * Runs a handler and holds it to its operation's statuses, whatever got past the types: an undeclared status,
+ * returned or thrown, becomes an error that the error middleware logs and answers as 500.
+ */
+async function guarded<K extends OperationId>(id: K, run: () => Promise<Outcome>): Promise<Outcome> {
+  let outcome: Outcome;
+  try {
+    outcome = await run();
+  } catch (error) {
+    if (error instanceof ApiError && !isDeclared(id, error.status, error)) {
+      throw new UndeclaredStatusError(id, error.status);
+    }
+    throw error;
+  }
+  if (!isDeclared(id, outcome.status)) throw new UndeclaredStatusError(id, outcome.status);
+  return outcome;
+}
+
 /** An Express handler that runs the operation's handler and writes its answer (idempotently for PATCH with a key). */
 export function bindOperation<K extends OperationId>(id: K, handler: Handler<K>, options: BindOptions): RequestHandler {
   const honoursIdempotency = operationTable[id].method === "patch";
+  const errors = errorsFor(id);
   return async (req, res, next) => {
     try {
       const auth = res.locals.auth;
       // authenticate() answers every request without a valid key before it gets here; reaching a handler without
       // auth is a wiring mistake in this server, not the caller's, so it is a 500 (logged with its errorId).
       if (!auth) throw new Error(`${id} was reached without authentication: the API-key middleware is not mounted`);
-      const problems = queryParameterProblems(id, req);
-      if (problems) throw ApiError.validation(problems);
-      // body-parser reads an empty body as {}; the contract requires one.
-      if (operationTable[id].hasBody && !hasBodyBytes(req)) {
-        throw ApiError.validation({ body: { messages: ["is required"], value: null } });
-      }
+      const broken = operationRules(id, req);
+      if (broken) throw broken;
       const input = inputOf(id, req);
       const key = req.header("idempotency-key");
-      const run = async (store: Store): Promise<Outcome> => handler(input, { auth, store });
+      const run = (store: Store): Promise<Outcome> => guarded(id, () => handler(input, { auth, store, errors }));
       const work = () =>
         honoursIdempotency && key
           ? runIdempotently(

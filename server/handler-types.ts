@@ -1,17 +1,17 @@
 /**
- * Handler types derived from openapi-typescript's `operations`: a handler gets typed input and must return
- * a body that matches one of the success statuses its operation declares. Errors are thrown as ApiError.
+ * Handler types derived from openapi-typescript's `operations`: a handler gets typed input and must return a body
+ * that matches one of the success statuses its operation declares, with no field the contract does not declare.
+ * Errors are thrown with the operation's own helpers (`context.errors`, server/operation-errors.ts).
  */
 import type { OperationId, operationTable } from "../generated/operations.js";
 import type { operations } from "../generated/schema.js";
 import type { AuthContext } from "./auth.js";
+import type { OperationErrors, SuccessStatus } from "./operation-errors.js";
 import type { Store } from "./store/store.js";
 
 type Operation<K extends OperationId> = operations[K];
 type Parameters<K extends OperationId> = Operation<K>["parameters"];
 type JsonContent<T> = T extends { content: { "application/json": infer Body } } ? Body : never;
-
-type SuccessStatus<K extends OperationId> = Extract<keyof Operation<K>["responses"], 200 | 201 | 202 | 204>;
 
 /** The query after the binding applied the spec's defaults: defaulted parameters are always present. */
 type QueryWithDefaults<K extends OperationId> = NonNullable<Parameters<K>["query"]> &
@@ -24,10 +24,15 @@ export interface HandlerInput<K extends OperationId> {
   body: Operation<K> extends { requestBody: infer Body } ? JsonContent<Body> : undefined;
 }
 
-export interface HandlerContext {
+export interface HandlerContext<K extends OperationId = OperationId> {
   auth: AuthContext;
-  /** The store, bound to the request's transaction when the operation runs in one (an idempotent PATCH). */
+  /**
+   * The store, bound to the request's transaction when the operation runs in one (an idempotent PATCH). Reads go
+   * to `store.subscribers` / `store.notifications`, which use the read replica when `DATABASE_READ_URL` is set.
+   */
   store: Store;
+  /** The error answers this operation declares: `throw errors.notFound(message)`. */
+  errors: OperationErrors<K>;
 }
 
 export type HandlerResult<K extends OperationId> = {
@@ -40,7 +45,7 @@ export type HandlerResult<K extends OperationId> = {
 
 export type Handler<K extends OperationId> = (
   input: HandlerInput<K>,
-  context: HandlerContext,
+  context: HandlerContext<K>,
 ) => Promise<HandlerResult<K>>;
 
 /** One handler per operation of the spec, no more, no fewer. */

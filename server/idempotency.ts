@@ -61,7 +61,7 @@ export async function runIdempotently(
   const print = fingerprint(request);
   return store.transaction(async (tx) => {
     if (!(await tx.idempotency.tryLock(request.environmentId, request.key))) {
-      throw new ApiError(409, messages.idempotencyInFlight(request.key), undefined, {
+      throw new ApiError(409, messages.idempotencyInFlight(request.key), {
         "Retry-After": "1",
         Link: idempotencyDocsLink,
       });
@@ -70,12 +70,9 @@ export async function runIdempotently(
     if (stored) {
       if (stored.fingerprint !== print) {
         const field = { messages: ["was already used with a different method, path or body"], value: request.key };
-        throw new ApiError(
-          422,
-          messages.idempotencyKeyReused(request.key),
-          { "headers.idempotency-key": field },
-          { Link: idempotencyDocsLink },
-        );
+        throw ApiError.validation({ "headers.idempotency-key": field }, messages.idempotencyKeyReused(request.key), {
+          Link: idempotencyDocsLink,
+        });
       }
       return {
         status: stored.statusCode,

@@ -95,6 +95,6 @@ export function rateLimit(buckets: TokenBuckets): RequestHandler {
       "RateLimit-Policy": policyHeader(buckets, req.path),
     });
     if (decision.allowed) return next();
-    next(new ApiError(429, messages.rateLimited, undefined, { "Retry-After": String(decision.retryAfterSeconds) }));
+    next(new ApiError(429, messages.rateLimited, { "Retry-After": String(decision.retryAfterSeconds) }));
   };
 }

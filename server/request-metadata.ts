@@ -1,4 +1,5 @@
 import type { Request } from "express";
+import { type OperationId, operationIds, operationTable } from "../generated/operations.js";
 
 /** What express-openapi-validator attaches to a request it matched to an operation of the spec. */
 export interface OperationMetadata {
@@ -9,4 +10,23 @@ export interface OperationMetadata {
 
 export function operationMetadata(req: Request): OperationMetadata | undefined {
   return (req as Request & { openapi?: OperationMetadata }).openapi;
+}
+
+/** The operation the validator routed a request to, if any. */
+export function operationOf(req: Request): OperationId | undefined {
+  const id = operationMetadata(req)?.schema?.operationId;
+  return id !== undefined && id in operationTable ? (id as OperationId) : undefined;
+}
+
+/** An OpenAPI path template as a regular expression source: `{name}` becomes one capturing group, `([^/]+)`. */
+export function pathPatternSource(template: string): string {
+  return template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{[^}]+\\?\}/g, "([^/]+)");
+}
+
+/** The operation of a method and an Express route (`/v1/notifications/:notificationId`). */
+export function operationFor(method: string, openApiRoute: string): OperationId | undefined {
+  return operationIds.find((id) => {
+    const entry = operationTable[id];
+    return entry.method === method.toLowerCase() && entry.path === openApiRoute.replace(/:(\w+)/g, "{$1}");
+  });
 }

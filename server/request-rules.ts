@@ -1,5 +1,11 @@
 /**
- * Input the spec cannot refuse but PostgreSQL cannot store, refused once for every operation before the validator
+ * The request rules the spec cannot express, in one place beside the validator.
+ *
+ * Per operation, after the validator (`operationRules`): query parameters the operation does not declare (the
+ * validator is told to allow them, so that they are reported together with every other invalid input), numbers
+ * that coerced to Infinity, and a missing body where the operation requires one.
+ *
+ * For every request, before the validator (`refuseUnstorableInput`): input the spec cannot refuse but PostgreSQL cannot store, refused once for every operation before the validator
  * runs (whose recursion a deeply nested body would overflow): 422 naming each input, in the error shape.
  * - U+0000 anywhere (query, path, body strings and keys): PostgreSQL's text and jsonb cannot hold it.
  * - An unpaired UTF-16 surrogate in a body string or key (JSON's `"\ud800"`): jsonb refuses it, and text would
@@ -9,9 +15,9 @@
  * - A body nested deeper than `maxBodyDepth` levels.
  */
 import type { Request, RequestHandler } from "express";
-import { operationTable } from "../generated/operations.js";
-import { pathPatternSource } from "./bind.js";
+import { type OperationId, operationTable } from "../generated/operations.js";
 import { ApiError, type FieldErrors } from "./errors.js";
+import { pathPatternSource } from "./request-metadata.js";
 
 /** Deepest nesting of a request body (MongoDB, where Novu keeps subscribers, allows 100 for a whole document). */
 export const maxBodyDepth = 64;
@@ -89,3 +95,35 @@ export const refuseUnstorableInput: RequestHandler = (req, _res, next) => {
   const problems = unstorableInputs(req);
   next(Object.keys(problems).length > 0 ? ApiError.validation(problems) : undefined);
 };
+
+/**
+ * What the validator lets through that is still wrong with a query, as 422 entries (undefined when nothing is):
+ * undeclared parameters, and numbers that coerced to Infinity, which ajv's numeric checks do not catch.
+ */
+export function queryParameterProblems(id: OperationId, req: Request): FieldErrors | undefined {
+  const known: readonly string[] = operationTable[id].queryParameters;
+  const problems: FieldErrors = {};
+  for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
+    if (!known.includes(name))
+      problems[`query.${name}`] = { messages: ["is not a known query parameter"], value: (value ?? null) as never };
+    else if (typeof value === "number" && !Number.isFinite(value)) {
+      problems[`query.${name}`] = { messages: ["must be a finite number"], value: String(value) };
+    }
+  }
+  return Object.keys(problems).length > 0 ? problems : undefined;
+}
+
+function hasBodyBytes(req: Request): boolean {
+  return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
+}
+
+/** The operation's rules that the validator does not check, as one 422 (undefined when the request keeps them). */
+export function operationRules(id: OperationId, req: Request): ApiError | undefined {
+  const problems = queryParameterProblems(id, req);
+  if (problems) return ApiError.validation(problems);
+  // body-parser reads an empty body as {}; the contract requires one.
+  if (operationTable[id].hasBody && !hasBodyBytes(req)) {
+    return ApiError.validation({ body: { messages: ["is required"], value: null } });
+  }
+  return undefined;
+}

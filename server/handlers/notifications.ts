@@ -1,5 +1,4 @@
-import { ApiError } from "../errors.js";
-import type { Handler } from "../handler-types.js";
+import { handler } from "../define-handler.js";
 import { messages } from "../messages.js";
 
 const dayMs = 86_400_000;
@@ -11,20 +10,20 @@ function retentionStart(now: Date, days: number | null): Date | undefined {
   return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate()));
 }
 
-export const listNotifications: Handler<"listNotifications"> = async ({ query }, { auth, store }) => {
+export const listNotifications = handler("listNotifications", async ({ query }, { auth, store, errors }) => {
   const now = new Date();
   const earliest = retentionStart(now, auth.effectiveRetentionDays);
   const after = query.after !== undefined ? new Date(query.after) : (earliest ?? new Date(0));
   const before = query.before !== undefined ? new Date(query.before) : now;
-  if (after > before) throw ApiError.badRequest(messages.dateRangeReversed);
+  if (after > before) throw errors.badRequest(messages.dateRangeReversed);
   if (earliest && after < earliest) {
-    throw new ApiError(402, messages.retentionExceeded(earliest.toISOString().slice(0, 10)));
+    throw errors.paymentRequired(messages.retentionExceeded(earliest.toISOString().slice(0, 10)));
   }
   return { status: 200, body: await store.notifications.list(auth.environmentId, { ...query, after, before }) };
-};
+});
 
-export const getNotification: Handler<"getNotification"> = async ({ path }, { auth, store }) => {
+export const getNotification = handler("getNotification", async ({ path }, { auth, store, errors }) => {
   const notification = await store.notifications.get(auth.environmentId, path.notificationId);
-  if (!notification) throw ApiError.notFound(messages.notificationNotFound);
+  if (!notification) throw errors.notFound(messages.notificationNotFound);
   return { status: 200, body: notification };
-};
+});

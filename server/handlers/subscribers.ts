@@ -1,5 +1,4 @@
-import { ApiError } from "../errors.js";
-import type { Handler } from "../handler-types.js";
+import { handler } from "../define-handler.js";
 import { messages } from "../messages.js";
 
 function isKnownTimeZone(zone: string): boolean {
@@ -11,20 +10,20 @@ function isKnownTimeZone(zone: string): boolean {
   }
 }
 
-export const searchSubscribers: Handler<"searchSubscribers"> = async ({ query }, { auth, store }) => {
+export const searchSubscribers = handler("searchSubscribers", async ({ query }, { auth, store, errors }) => {
   if (query.after !== undefined && query.before !== undefined) {
-    throw ApiError.badRequest(messages.bothCursors);
+    throw errors.badRequest(messages.bothCursors);
   }
   return { status: 200, body: await store.subscribers.search(auth.environmentId, query) };
-};
+});
 
-export const patchSubscriber: Handler<"patchSubscriber"> = async ({ path, body }, { auth, store }) => {
+export const patchSubscriber = handler("patchSubscriber", async ({ path, body }, { auth, store, errors }) => {
   if (typeof body.timezone === "string" && !isKnownTimeZone(body.timezone)) {
-    throw ApiError.validation({
+    throw errors.validation({
       "body.timezone": { messages: ["must be an IANA time zone name"], value: body.timezone },
     });
   }
   const subscriber = await store.subscribers.patch(auth.environmentId, path.subscriberId, body);
-  if (!subscriber) throw ApiError.notFound(messages.subscriberNotFound(path.subscriberId));
+  if (!subscriber) throw errors.notFound(messages.subscriberNotFound(path.subscriberId));
   return { status: 200, body: subscriber };
-};
+});

@@ -1,23 +1,27 @@
 import { describe, expectTypeOf, it } from "vitest";
 import type { OperationId } from "../../generated/operations.js";
-import type { Subscriber } from "../../generated/schema.js";
+import type { Notification, Subscriber } from "../../generated/schema.js";
+import { handler } from "../../server/define-handler.js";
+import type { ApiError } from "../../server/errors.js";
 import type { Handler, HandlerInput, HandlerResult, Handlers } from "../../server/handler-types.js";
 import { handlers } from "../../server/handlers/index.js";
+import { errorsFor } from "../../server/operation-errors.js";
 
 declare const subscriber: Subscriber;
+declare const notification: Notification;
 declare const get: Handler<"getNotification">;
-/** One handler per operation of the operation table, whatever operations it holds. */
-declare const complete: { [K in OperationId]: Handler<K> };
-declare const oneShort: Omit<typeof complete, "searchSubscribers">;
+declare const someOperation: OperationId;
 
 describe("the typed handler binding", () => {
-  it("accepts exactly one handler per operation", () => {
-    expectTypeOf(handlers).toMatchTypeOf<Handlers>();
-    expectTypeOf(complete).toEqualTypeOf<Handlers>();
+  it("has exactly one handler per operation of the generated operation table", () => {
+    // Derived from the table, so a new operation needs no edit here.
+    expectTypeOf<keyof typeof handlers>().toEqualTypeOf<OperationId>();
+    expectTypeOf<keyof Handlers>().toEqualTypeOf<OperationId>();
+    const { [someOperation]: _dropped, ...oneShort } = handlers;
     // @ts-expect-error a missing handler does not compile
     const missing: Handlers = oneShort;
     const extra: Handlers = {
-      ...complete,
+      ...handlers,
       // @ts-expect-error a handler for an operation the spec does not have does not compile
       deleteSubscriber: get,
     };
@@ -44,8 +48,41 @@ describe("the typed handler binding", () => {
     const wrongBody: HandlerResult<"patchSubscriber"> = { status: 200, body: { data: [], next: null } };
     // @ts-expect-error 201 is not a status the operation declares
     const wrongStatus: HandlerResult<"patchSubscriber"> = { status: 201, body: subscriber };
-    // @ts-expect-error errors are thrown as ApiError, not returned
+    // @ts-expect-error errors are thrown, not returned
     const error: HandlerResult<"getNotification"> = { status: 404, body: { message: "x" } };
     void [wrongBody, wrongStatus, error];
+  });
+
+  it("refuses a success body with a field the contract does not declare, at any depth", () => {
+    handler("patchSubscriber", async () => ({ status: 200, body: subscriber }));
+    // @ts-expect-error a spread row with one field too many (TypeScript's own excess-property check misses this)
+    handler("patchSubscriber", async () => ({ status: 200, body: { ...subscriber, passwordHash: "x" } }));
+    const page = { data: [{ ...notification, internalCost: 3 }], hasMore: false, pageSize: 10, page: 0 };
+    // @ts-expect-error an extra field inside the items of a page
+    handler("listNotifications", async () => ({ status: 200, body: page }));
+    handler("listNotifications", async () => ({
+      status: 200,
+      body: { data: [notification], hasMore: false, pageSize: 10, page: 0 },
+    }));
+  });
+
+  it("offers each operation the error helpers of the statuses it declares, and no others", () => {
+    const list = errorsFor("listNotifications");
+    const get = errorsFor("getNotification");
+    expectTypeOf(list.paymentRequired).returns.toEqualTypeOf<ApiError>();
+    expectTypeOf(get.notFound).returns.toEqualTypeOf<ApiError>();
+    list.status(402, "retention");
+    // @ts-expect-error listNotifications declares no 404
+    list.notFound("x");
+    // @ts-expect-error getNotification declares no 402
+    get.paymentRequired("x");
+    // @ts-expect-error no operation declares 418
+    get.status(418, "I'm a teapot");
+    // @ts-expect-error a 422 names its inputs: errors.validation(fields)
+    get.status(422, "x");
+    handler("getNotification", async (_input, { errors }) => {
+      // @ts-expect-error the context's helpers are the operation's own
+      throw errors.paymentRequired("x");
+    });
   });
 });

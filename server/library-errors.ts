@@ -1,0 +1,103 @@
+/**
+ * What the libraries in front of the handlers throw, as our ApiError: express-openapi-validator's request errors
+ * (400/404/405/415 and the 422 naming each input) and body-parser's (malformed JSON, too large, wrong charset).
+ */
+import type { Request } from "express";
+import { ApiError, type FieldErrors } from "./errors.js";
+import { messages } from "./messages.js";
+import { operationMetadata, operationOf } from "./request-metadata.js";
+import { queryParameterProblems } from "./request-rules.js";
+
+interface ValidatorIssue {
+  path: string;
+  message: string;
+  errorCode?: string;
+}
+
+interface ValidatorError {
+  status: number;
+  errors: ValidatorIssue[];
+  headers?: Record<string, string>;
+}
+
+export function isValidatorError(error: unknown): error is ValidatorError {
+  const candidate = error as ValidatorError;
+  return typeof candidate?.status === "number" && Array.isArray(candidate.errors);
+}
+
+const locationNames: Record<string, string> = { query: "query", body: "body", params: "path", headers: "headers" };
+
+/** `/query/channels/0` -> { key: "query.channels[0]", value: req.query.channels[0] } */
+function describeIssue(issue: ValidatorIssue, req: Request): { key: string; value: unknown } {
+  const [location = "", ...segments] = issue.path.replace(/^\//, "").split("/");
+  const source: unknown =
+    location === "query"
+      ? req.query
+      : location === "body"
+        ? req.body
+        : location === "params"
+          ? operationMetadata(req)?.pathParams
+          : location === "headers"
+            ? req.headers
+            : undefined;
+  let value: unknown = source;
+  let key = locationNames[location] ?? location;
+  for (const segment of segments.map(decodeURIComponent)) {
+    key += /^\d+$/.test(segment) ? `[${segment}]` : `.${segment}`;
+    value = value && typeof value === "object" ? (value as Record<string, unknown>)[segment] : undefined;
+  }
+  return { key, value: value === undefined ? null : value };
+}
+
+function friendlyMessage(issue: ValidatorIssue): string {
+  if (issue.errorCode?.startsWith("additionalProperties")) return "is not a known field";
+  return issue.message;
+}
+
+/** Maps express-openapi-validator's request errors to our 400/404/405/415/422 answers. */
+export function fromValidator(error: ValidatorError, req: Request): ApiError {
+  switch (error.status) {
+    case 404:
+      return ApiError.notFound(messages.routeNotFound(req.method, req.path));
+    case 405:
+      return new ApiError(405, messages.methodNotAllowed(req.method, req.path), error.headers ?? {});
+    case 415:
+      return new ApiError(415, messages.notJson);
+    case 400: {
+      const issues = error.errors;
+      if (issues.length > 0 && issues.every((issue) => issue.path === "/headers/idempotency-key")) {
+        return ApiError.badRequest(messages.idempotencyKeyTooLong(String(req.headers["idempotency-key"])));
+      }
+      const id = operationOf(req);
+      const fields: FieldErrors = { ...(id && queryParameterProblems(id, req)) };
+      for (const issue of issues) {
+        const { key, value } = describeIssue(issue, req);
+        const entry = fields[key] ?? { messages: [], value };
+        entry.messages.push(friendlyMessage(issue));
+        fields[key] = entry;
+      }
+      return ApiError.validation(fields);
+    }
+    default:
+      throw error;
+  }
+}
+
+interface BodyParserError {
+  type: string;
+  status: number;
+}
+
+export function fromBodyParser(error: BodyParserError, limitBytes: number): ApiError | undefined {
+  switch (error.type) {
+    case "entity.parse.failed":
+      return ApiError.badRequest(messages.malformedJson);
+    case "entity.too.large":
+      return new ApiError(413, messages.bodyTooLarge(Math.round(limitBytes / 1024)));
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return new ApiError(415, messages.notJson);
+    default:
+      return undefined;
+  }
+}
