@@ -1,4 +1,5 @@
 import { type ApiClient, createClient, type ErrorDto, type ValidationErrorDto } from "@novu-query/contract";
+import { Coverage } from "./coverage.js";
 import { createSpecAjv, spec, validatorAt } from "./spec-validator.js";
 
 export type Level = "shape" | "behaviour";
@@ -41,10 +42,22 @@ export function checkEqual<T>(actual: T, expected: T, what: string): void {
 export class ConformanceContext {
   readonly target: ConformanceTarget;
   readonly client: ApiClient;
+  /** The operations seen answering with success, through the client or `raw`. */
+  readonly coverage = new Coverage();
 
   constructor(target: ConformanceTarget) {
     this.target = target;
-    this.client = createClient({ baseUrl: target.baseUrl, apiKey: target.apiKey });
+    this.client = createClient({
+      baseUrl: target.baseUrl,
+      apiKey: target.apiKey,
+      fetch: (request) => this.observed(request.method, request.url, globalThis.fetch(request)),
+    });
+  }
+
+  private async observed(method: string, url: string, answer: Promise<Response>): Promise<Response> {
+    const response = await answer;
+    this.coverage.record(method, url, this.target.baseUrl, response.status);
+    return response;
   }
 
   /** A raw request; `authorization: null` sends none, a string sends it as given. */
@@ -52,7 +65,8 @@ export class ConformanceContext {
     const { authorization = `ApiKey ${this.target.apiKey}`, ...rest } = init;
     const headers = new Headers(rest.headers);
     if (authorization !== null) headers.set("authorization", authorization);
-    return fetch(this.target.baseUrl.replace(/\/+$/, "") + path, { ...rest, headers });
+    const url = this.target.baseUrl.replace(/\/+$/, "") + path;
+    return this.observed(rest.method ?? "GET", url, fetch(url, { ...rest, headers }));
   }
 
   /** The `message` of one of the spec's named error examples, e.g. "BadRequestBothCursors": the text to expect. */

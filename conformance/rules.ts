@@ -9,7 +9,9 @@ import type {
   SearchSubscribersResponse,
   Subscriber,
 } from "@novu-query/contract";
+import { operationIds, operationTable } from "@novu-query/contract/operations";
 import { type ConformanceContext, check, checkEqual, type Rule } from "./context.js";
+import { examplePath } from "./coverage.js";
 
 type SearchQuery = Record<string, string | number | boolean>;
 const walkCap = 400;
@@ -84,15 +86,20 @@ const orders = ["_id", "createdAt", "updatedAt"].flatMap((orderBy) =>
 );
 
 export const rules: Rule[] = [
-  // Authentication
-  {
-    id: "auth.missing",
-    level: "shape",
-    text: "A request without an Authorization header is answered 401 in the error shape",
-    async run(c) {
-      await c.expectError(await c.raw("/v1/notifications", { authorization: null }), 401);
-    },
-  },
+  // Authentication, on every operation of the contract's operation table
+  ...operationIds.map(
+    (id): Rule => ({
+      id: `auth.missing.${id}`,
+      level: "shape",
+      text: `${operationTable[id].method.toUpperCase()} ${operationTable[id].path} without an Authorization header is answered 401 in the error shape`,
+      async run(c) {
+        await c.expectError(
+          await c.raw(examplePath(id), { method: operationTable[id].method.toUpperCase(), authorization: null }),
+          401,
+        );
+      },
+    }),
+  ),
   {
     id: "auth.messages",
     level: "behaviour",

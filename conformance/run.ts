@@ -1,3 +1,4 @@
+import { operationTable } from "@novu-query/contract/operations";
 import { ConformanceContext, type ConformanceTarget, type Level } from "./context.js";
 import { rules } from "./rules.js";
 
@@ -7,12 +8,16 @@ export interface RuleResult {
   passed: boolean;
   /** Why the rule failed. */
   reason?: string;
+  /** An operation of the contract that no rule checks yet: reported, neither passed nor failed. */
+  todo?: true;
 }
 
 export interface ConformanceReport {
   results: RuleResult[];
   passed: number;
   failed: number;
+  /** The `todo` entries: operations no rule has seen succeed. */
+  todo: number;
 }
 
 /**
@@ -37,6 +42,21 @@ export async function runConformance(
     results.push(result);
     onResult(result);
   }
+  // Only a full run can say which operations no rule covers (the shape level leaves the behaviour rules out).
+  if (level === "behaviour") {
+    for (const id of context.coverage.missing()) {
+      const { method, path } = operationTable[id];
+      const result: RuleResult = {
+        id: `todo.${id}`,
+        text: `No rule checks ${method.toUpperCase()} ${path} yet (no rule saw it answer with success)`,
+        passed: false,
+        todo: true,
+      };
+      results.push(result);
+      onResult(result);
+    }
+  }
   const passed = results.filter((result) => result.passed).length;
-  return { results, passed, failed: results.length - passed };
+  const todo = results.filter((result) => result.todo).length;
+  return { results, passed, failed: results.length - passed - todo, todo };
 }

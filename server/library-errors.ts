@@ -27,7 +27,15 @@ export function isValidatorError(error: unknown): error is ValidatorError {
 
 const locationNames: Record<string, string> = { query: "query", body: "body", params: "path", headers: "headers" };
 
-/** `/query/channels/0` -> { key: "query.channels[0]", value: req.query.channels[0] } */
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+/**
+ * `/query/channels/0` -> { key: "query.channels[0]", value: req.query.channels[0] }. The validator's path is ajv's
+ * instance path (a JSON pointer: `~1` for "/", `~0` for "~") with, for an unknown or missing property, the property's
+ * name appended as it is, slashes and all; a name the input holds whole is taken whole.
+ */
 function describeIssue(issue: ValidatorIssue, req: Request): { key: string; value: unknown } {
   const [location = "", ...segments] = issue.path.replace(/^\//, "").split("/");
   const source: unknown =
@@ -42,9 +50,13 @@ function describeIssue(issue: ValidatorIssue, req: Request): { key: string; valu
             : undefined;
   let value: unknown = source;
   let key = locationNames[location] ?? location;
-  for (const segment of segments.map(decodeURIComponent)) {
+  for (let index = 0; index < segments.length; index++) {
+    const rest = segments.slice(index).join("/");
+    const whole = isObject(value) && Object.hasOwn(value, rest);
+    const segment = whole ? rest : (segments[index] as string).replaceAll("~1", "/").replaceAll("~0", "~");
     key += /^\d+$/.test(segment) ? `[${segment}]` : `.${segment}`;
-    value = value && typeof value === "object" ? (value as Record<string, unknown>)[segment] : undefined;
+    value = isObject(value) && Object.hasOwn(value, segment) ? value[segment] : undefined;
+    if (whole) break;
   }
   return { key, value: value === undefined ? null : value };
 }

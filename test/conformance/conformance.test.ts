@@ -2,7 +2,9 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConformanceContext } from "../../conformance/context.js";
+import { Coverage, examplePath, operationAt } from "../../conformance/coverage.js";
 import { rules } from "../../conformance/rules.js";
+import { operationIds } from "../../generated/operations.js";
 import type { PrismProcess } from "../../mock/prism.js";
 import { startMock } from "../../scripts/processes.js";
 import { drivers } from "../support/databases.js";
@@ -22,6 +24,31 @@ describe.each(drivers)("conformance of the reference server (%s)", (driver) => {
 
   it.each(rules.map((rule) => [rule.id, rule] as const))("%s", async (_id, rule) => {
     await rule.run(context);
+  });
+
+  // After every rule ran: an operation the contract gained shows here as skipped ("todo"), not as a silent gap.
+  it.for(operationIds)("some rule saw %s answer with success", (id, ctx) => {
+    ctx.skip(context.coverage.missing().includes(id), `todo: no conformance rule covers ${id} yet`);
+    expect(context.coverage.succeeded).toContain(id);
+  });
+});
+
+describe("conformance coverage", () => {
+  it("maps requests to the operations of the table and lists those never seen succeed", () => {
+    const coverage = new Coverage();
+    const base = "http://localhost:3000/api";
+    expect(operationAt("GET", `${base}/v1/notifications/66b7e1d0c3a2b1f0e9d8c7b6`, base)).toBe("getNotification");
+    expect(operationAt("PATCH", `${base}/v2/subscribers/user-1`, base)).toBe("patchSubscriber");
+    expect(operationAt("DELETE", `${base}/v2/subscribers/user-1`, base)).toBeUndefined();
+    coverage.record("GET", `${base}/v1/notifications?limit=1`, base, 200);
+    coverage.record("PATCH", `${base}/v2/subscribers/user-1`, base, 404);
+    expect(coverage.missing()).toEqual(operationIds.filter((id) => id !== "listNotifications"));
+  });
+
+  it("sends each operation's unauthenticated request to a path the spec's examples fill in", () => {
+    expect(examplePath("getNotification")).toBe("/v1/notifications/66b7e1d0c3a2b1f0e9d8c7b6");
+    expect(examplePath("patchSubscriber")).toBe("/v2/subscribers/user-8421");
+    for (const id of operationIds) expect(rules.map((rule) => rule.id)).toContain(`auth.missing.${id}`);
   });
 });
 
@@ -62,7 +89,7 @@ describe("novu-query-conformance (npm run conformance)", () => {
 
   it("passes the reference server and prints one line per rule", async () => {
     const result = await run("--base-url", server.baseUrl, "--api-key", server.production.apiKey);
-    expect(result.stdout).toContain(`${rules.length} passed, 0 failed`);
+    expect(result.stdout).toContain(`${rules.length} passed, 0 failed\n`);
     expect(result.stdout).toContain("✓ search.walk.createdAt.ASC");
     expect(result.status).toBe(0);
   });

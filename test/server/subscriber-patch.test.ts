@@ -96,6 +96,17 @@ describe.each(drivers)("PATCH /v2/subscribers/{subscriberId} (%s)", (driver) => 
     expect(await current(subscriber.subscriber_id)).toEqual(before);
   });
 
+  it("names an unknown field exactly as sent, whatever characters it holds (found by the operation fuzzer)", async () => {
+    const subscriber = take();
+    const names = ["% ", "a%20b", "a/b", "a~1b", "~"];
+    const response = await patch(subscriber.subscriber_id, Object.fromEntries(names.map((name, i) => [name, i])));
+    expect(response.status).toBe(422);
+    const body = await json<ValidationErrorDto>(response);
+    expect(body.errors).toEqual(
+      Object.fromEntries(names.map((name, i) => [`body.${name}`, { messages: ["is not a known field"], value: i }])),
+    );
+  });
+
   it.each([["Mars/Olympus_Mons"], ["Europe/Atlantis"]])("rejects the time zone %s with 422", async (timezone) => {
     const subscriber = take();
     const response = await patch(subscriber.subscriber_id, { timezone });
