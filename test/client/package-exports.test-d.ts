@@ -1,6 +1,6 @@
 import { allSubscribers, createClient, newIdempotencyKey, type Subscriber } from "@novu-query/contract";
 import spec from "@novu-query/contract/openapi.json" with { type: "json" };
-import { operationTable } from "@novu-query/contract/operations";
+import { type OperationId, operationTable } from "@novu-query/contract/operations";
 import type { Notification, paths } from "@novu-query/contract/types";
 import { describe, expectTypeOf, it } from "vitest";
 
@@ -9,9 +9,9 @@ describe("what the contract package exports, imported by its name as a consumer 
     expectTypeOf(allSubscribers).returns.toEqualTypeOf<AsyncGenerator<Subscriber>>();
     expectTypeOf(newIdempotencyKey).returns.toEqualTypeOf<string>();
     expectTypeOf<Notification["_id"]>().toEqualTypeOf<string>();
-    expectTypeOf<keyof paths>().toEqualTypeOf<
-      "/v2/subscribers" | "/v2/subscribers/{subscriberId}" | "/v1/notifications" | "/v1/notifications/{notificationId}"
-    >();
+    // The typed paths are the operation table's, whatever operations the contract holds.
+    expectTypeOf<keyof paths>().toEqualTypeOf<(typeof operationTable)[OperationId]["path"]>();
+    expectTypeOf<"/v2/subscribers">().toMatchTypeOf<keyof paths>();
     expectTypeOf(operationTable.patchSubscriber.method).toEqualTypeOf<"patch">();
     expectTypeOf(spec.openapi).toBeString();
   });

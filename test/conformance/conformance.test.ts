@@ -89,7 +89,8 @@ describe("novu-query-conformance (npm run conformance)", () => {
 
   it("passes the reference server and prints one line per rule", async () => {
     const result = await run("--base-url", server.baseUrl, "--api-key", server.production.apiKey);
-    expect(result.stdout).toContain(`${rules.length} passed, 0 failed\n`);
+    // An operation no rule covers yet (one the contract just gained) is listed as todo and does not fail the run.
+    expect(result.stdout).toMatch(new RegExp(`\\n${rules.length} passed, 0 failed(, \\d+ todo .*)?\\n`));
     expect(result.stdout).toContain("✓ search.walk.createdAt.ASC");
     expect(result.status).toBe(0);
   });
