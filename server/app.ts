@@ -15,7 +15,7 @@ import { answerTimeout, urlLengthLimit } from "./http-server.js";
 import { echoIdempotencyKey } from "./idempotency.js";
 import { KeyCache } from "./key-cache.js";
 import { messages } from "./messages.js";
-import { rateLimit, TokenBuckets } from "./rate-limit.js";
+import { DatabaseTokenBuckets, rateLimit, TokenBuckets } from "./rate-limit.js";
 import { operationFor, pathPatternSource } from "./request-metadata.js";
 import { refuseUnstorableInput } from "./request-rules.js";
 import { apiSecurityHeaders, corsFor, docsSecurityHeaders } from "./security.js";
@@ -41,6 +41,7 @@ export interface AppDependencies {
     | "defaultRetentionDays"
     | "rateLimitPerMinute"
     | "rateLimitBurst"
+    | "rateLimitStore"
     | "corsOrigins"
     | "requestTimeoutMs"
     | "maxUrlLength"
@@ -124,7 +125,12 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
       apiPaths.test(req.path) ? handler(req, res, next) : next();
   app.use(onApiPaths(requireApiKey));
   if (config.rateLimitPerMinute > 0) {
-    app.use(rateLimit(new TokenBuckets(config.rateLimitPerMinute, Math.max(1, config.rateLimitBurst))));
+    const burst = Math.max(1, config.rateLimitBurst);
+    const buckets =
+      config.rateLimitStore === "database"
+        ? new DatabaseTokenBuckets(store.rateLimits, config.rateLimitPerMinute, burst)
+        : new TokenBuckets(config.rateLimitPerMinute, burst);
+    app.use(rateLimit(buckets, logger));
   }
 
   app.use(express.json({ limit: config.bodyLimitBytes, strict: false }));

@@ -41,6 +41,11 @@ export interface Config {
   rateLimitPerMinute: number;
   /** How many requests a key may make at once before the per-minute rate applies. */
   rateLimitBurst: number;
+  /**
+   * Where the buckets live: `database` shares them among every instance on one PostgreSQL (the default with
+   * DATABASE_URL), `memory` keeps them in this process (the default on PGlite, which one process owns anyway).
+   */
+  rateLimitStore: "memory" | "database";
   /** Origins allowed to call the API from a browser; empty: no CORS headers at all. */
   corsOrigins: string[];
   /** Longest time a request may take, from its first byte to its answer. */
@@ -70,6 +75,13 @@ function integer(env: Env, name: string, fallback: number, min: number, max = Nu
     throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${raw}"`);
   }
   return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if ((choices as readonly string[]).includes(raw)) return raw as T;
+  throw new Error(`${name} must be one of ${choices.join(", ")}, not "${raw}"`);
 }
 
 function boolean(env: Env, name: string, fallback: boolean): boolean {
@@ -107,6 +119,7 @@ export function loadConfig(env: Env = process.env): Config {
     purgeAfterDays: integer(env, "PURGE_AFTER_DAYS", 0, 0) || undefined,
     rateLimitPerMinute: integer(env, "RATE_LIMIT_PER_MINUTE", 0, 0),
     rateLimitBurst: integer(env, "RATE_LIMIT_BURST", integer(env, "RATE_LIMIT_PER_MINUTE", 0, 0), 0),
+    rateLimitStore: oneOf(env, "RATE_LIMIT_STORE", ["memory", "database"], env.DATABASE_URL ? "database" : "memory"),
     corsOrigins: (env.CORS_ORIGINS ?? "")
       .split(",")
       .map((origin) => origin.trim())

@@ -106,6 +106,13 @@ export interface SchemaMigrationsTable {
   applied_at: Generated<Date>;
 }
 
+export interface RateLimitBucketsTable {
+  key_hash: string;
+  tokens: number;
+  allowed: boolean;
+  updated_at: Date;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   environments: EnvironmentsTable;
@@ -116,5 +123,6 @@ export interface Database {
   subscriber_counts: SubscriberCountsTable;
   notification_term_counts: NotificationTermCountsTable;
   idempotency_records: IdempotencyRecordsTable;
+  rate_limit_buckets: RateLimitBucketsTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -5,6 +5,7 @@ import { IdempotencyRecordStore } from "./idempotency-records.js";
 import { migrate } from "./migrate.js";
 import { NotificationStore } from "./notifications.js";
 import { NotificationPartitions } from "./partitions.js";
+import { RateLimitStore } from "./rate-limits.js";
 import type { Database } from "./schema.js";
 import { SubscriberStore } from "./subscribers.js";
 import { SubstringFilter } from "./substring-filter.js";
@@ -30,6 +31,7 @@ export class Store {
   readonly notifications: NotificationStore;
   readonly idempotency: IdempotencyRecordStore;
   readonly partitions: NotificationPartitions;
+  readonly rateLimits: RateLimitStore;
 
   readonly db: Kysely<Database>;
   private readonly options: StoreTuning;
@@ -49,15 +51,16 @@ export class Store {
     this.notifications = new NotificationStore(readDb, options.rareTermLimit, substring);
     this.idempotency = new IdempotencyRecordStore(db);
     this.partitions = new NotificationPartitions(db);
+    this.rateLimits = new RateLimitStore(db);
   }
 
-  /** Fails unless the primary (and the read replica, when there is one) answers a query: the health check. */
   /** True when the store holds no environment yet (a fresh database). */
   async isEmpty(): Promise<boolean> {
     const row = await this.db.selectFrom("environments").select("id").limit(1).executeTakeFirst();
     return row === undefined;
   }
 
+  /** Fails unless the primary (and the read replica, when there is one) answers a query: the health check. */
   async ping(): Promise<void> {
     await this.db.selectFrom("environments").select("id").limit(1).execute();
     if (this.readDb !== this.db) await this.readDb.selectFrom("environments").select("id").limit(1).execute();

@@ -1,8 +1,15 @@
-import { connect } from "node:net";
+import { once } from "node:events";
+import type { Server } from "node:http";
+import { type AddressInfo, connect } from "node:net";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ErrorDto } from "../../generated/schema.js";
+import { createApp } from "../../server/app.js";
+import { loadConfig } from "../../server/config.js";
 import { handlers } from "../../server/handlers/index.js";
+import { createHttpServer } from "../../server/http-server.js";
 import { TokenBuckets } from "../../server/rate-limit.js";
+import { drivers } from "../support/databases.js";
 import { json, startTestServer, type TestServer } from "../support/server.js";
 
 /** Sends raw bytes and returns everything the server answered before closing. */
@@ -100,13 +107,19 @@ describe("limits, in the error shape", () => {
   });
 });
 
-describe("rate limiting per API key (RATE_LIMIT_PER_MINUTE)", () => {
+const bucketPlaces = [
+  ["pglite", "memory"],
+  ["pglite", "database"],
+  ...drivers.filter((driver) => driver === "postgres").map((driver) => [driver, "database"] as const),
+] as const;
+
+describe.each(bucketPlaces)("rate limiting per API key (RATE_LIMIT_PER_MINUTE, %s, buckets in %s)", (driver, place) => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer({
-      driver: "pglite",
+      driver,
       demo: { subscribers: 10, notifications: 10 },
-      config: { rateLimitPerMinute: 60, rateLimitBurst: 3 },
+      config: { rateLimitPerMinute: 60, rateLimitBurst: 3, rateLimitStore: place },
     });
   });
   afterAll(() => server?.close());
@@ -135,6 +148,50 @@ describe("rate limiting per API key (RATE_LIMIT_PER_MINUTE)", () => {
   it("counts each key on its own", async () => {
     const other = await server.request("/v1/notifications?limit=1", { key: server.development.apiKey });
     expect(other.status).toBe(200);
+  });
+});
+
+describe.each(drivers)("rate limiting across instances on one database (%s)", (driver) => {
+  let server: TestServer;
+  let second: Server;
+  let secondUrl: string;
+  beforeAll(async () => {
+    const config = { rateLimitPerMinute: 60, rateLimitBurst: 4, rateLimitStore: "database" as const };
+    server = await startTestServer({ driver, demo: { subscribers: 5, notifications: 5 }, config });
+    // A second API instance: its own app, process state and port, the same database.
+    const secondConfig = { ...loadConfig({}), apiKeyCacheSeconds: 0, ...config };
+    const app = createApp({ store: server.store, handlers, logger: pino({ level: "silent" }), config: secondConfig });
+    second = createHttpServer(app, secondConfig, pino({ level: "silent" })).listen(0, "127.0.0.1");
+    await once(second, "listening");
+    secondUrl = `http://127.0.0.1:${(second.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    second?.closeAllConnections();
+    await new Promise((resolve) => second?.close(resolve));
+    await server?.close();
+  });
+
+  it("gives a key its burst once, whichever instance answers", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const url = `${i % 2 === 0 ? server.baseUrl : secondUrl}/v1/notifications?limit=1`;
+      const response = await fetch(url, { headers: { authorization: `ApiKey ${server.production.apiKey}` } });
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429, 429, 429]);
+  });
+
+  it("takes each token once when instances ask at the same moment", async () => {
+    const key = server.development.apiKey;
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        fetch(`${i % 2 === 0 ? server.baseUrl : secondUrl}/v1/notifications?limit=1`, {
+          headers: { authorization: `ApiKey ${key}` },
+        }),
+      ),
+    );
+    expect(answers.filter((response) => response.status === 200)).toHaveLength(4);
+    expect(answers.filter((response) => response.status === 429)).toHaveLength(8);
   });
 });
 
