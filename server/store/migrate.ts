@@ -3,14 +3,25 @@ import { type Kysely, sql } from "kysely";
 import type { Database } from "./schema.js";
 
 const migrationsDir = new URL("./migrations/", import.meta.url);
+/**
+ * The history of databases made before 0.3.0, when the schema was five files: such a database (it has recorded
+ * `001_initial.sql`) runs the ones it lacks and then counts as having run `001_schema.sql`, which makes the same schema
+ * in one file (test/server/migrations.test.ts compares the two).
+ */
+const before03Dir = new URL("./migrations/before-0.3/", import.meta.url);
+const foldedInto = "001_schema.sql";
+
+function sqlFiles(dir: URL): string[] {
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(".sql"))
+    .sort();
+}
 // Any fixed number: server processes starting together on one PostgreSQL migrate one at a time.
 const migrationLock = 724_511_001;
 
 /** Applies the SQL files in migrations/ that have not run yet, in name order, each in its own transaction. */
 export async function migrate(db: Kysely<Database>): Promise<string[]> {
-  const files = readdirSync(migrationsDir)
-    .filter((name) => name.endsWith(".sql"))
-    .sort();
+  const files = sqlFiles(migrationsDir);
   return db.connection().execute(async (conn) => {
     // Migrations may build indexes over millions of rows: no statement timeout for them.
     await sql`SET statement_timeout = 0`.execute(conn);
@@ -23,14 +34,26 @@ export async function migrate(db: Kysely<Database>): Promise<string[]> {
         (await conn.selectFrom("schema_migrations").select("name").execute()).map((row) => row.name),
       );
       const applied: string[] = [];
-      for (const name of files.filter((file) => !done.has(file))) {
-        const text = readFileSync(new URL(name, migrationsDir), "utf8");
+      const apply = async (name: string, dir: URL, record: string[] = [name]) => {
+        const text = readFileSync(new URL(name, dir), "utf8");
         await conn.transaction().execute(async (trx) => {
           await sql.raw(text).execute(trx);
-          await trx.insertInto("schema_migrations").values({ name }).execute();
+          for (const recorded of record) await trx.insertInto("schema_migrations").values({ name: recorded }).execute();
         });
         applied.push(name);
+        for (const recorded of record) done.add(recorded);
+      };
+      if (done.has("001_initial.sql") && !done.has(foldedInto)) {
+        const history = sqlFiles(before03Dir).filter((file) => !done.has(file));
+        for (const [index, name] of history.entries()) {
+          await apply(name, before03Dir, index === history.length - 1 ? [name, foldedInto] : [name]);
+        }
+        if (!done.has(foldedInto)) {
+          await conn.insertInto("schema_migrations").values({ name: foldedInto }).execute();
+          done.add(foldedInto);
+        }
       }
+      for (const name of files.filter((file) => !done.has(file))) await apply(name, migrationsDir);
       return applied;
     } finally {
       await sql`SELECT pg_advisory_unlock(${migrationLock})`.execute(conn);
