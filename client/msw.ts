@@ -19,6 +19,7 @@ import { type HttpHandler, HttpResponse, http } from "msw";
 import spec from "../generated/openapi.json" with { type: "json" };
 import { type OperationId, operationTable } from "../generated/operations.js";
 import type { operations } from "../generated/schema.js";
+import { pointerOf, resolveRef, segmentsOf } from "./json-pointer.js";
 
 /** The statuses an operation declares. */
 export type StatusOf<Op extends OperationId> = (typeof operationTable)[Op]["statuses"][number];
@@ -66,18 +67,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
   addFormatsModule) as typeof addFormatsModule.default;
 
 function resolve(node: unknown): Json {
-  let current = node as Json;
-  while (typeof current?.$ref === "string") {
-    current = current.$ref
-      .slice(2)
-      .split("/")
-      .reduce<Json>((parent, key) => parent[key.replace(/~1/g, "/").replace(/~0/g, "~")] as Json, spec as Json);
-  }
-  return current;
-}
-
-function pointer(...segments: string[]): string {
-  return segments.map((segment) => `/${segment.replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
+  return resolveRef<Json>(spec, node);
 }
 
 let validators: { params: Ajv2020; body: Ajv2020 } | undefined;
@@ -107,7 +97,7 @@ function operationCheck(id: OperationId): OperationCheck {
   if (cached) return cached;
   const { path, method } = operationTable[id];
   const operation = resolve((spec.paths as Json)[path]) as Json;
-  const base = pointer("paths", path, method);
+  const base = pointerOf(["paths", path, method]);
   const { params, body } = specAjv();
   const parameters = (((operation[method] as Json).parameters ?? []) as unknown[]).flatMap((raw, index) => {
     const parameter = resolve(raw) as unknown as SpecParameter;
@@ -138,10 +128,7 @@ function addIssues(errors: FieldErrors, prefix: string, issues: ErrorObject[] | 
   for (const issue of issues ?? []) {
     let key = prefix;
     let at: unknown = value;
-    const segments = issue.instancePath
-      .split("/")
-      .slice(1)
-      .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+    const segments = segmentsOf(issue.instancePath);
     if (issue.keyword === "additionalProperties") segments.push(String(issue.params.additionalProperty));
     for (const segment of segments) {
       key += /^\d+$/.test(segment) ? `[${segment}]` : `.${segment}`;

@@ -1,4 +1,5 @@
 /** Renders generated/operations.ts: the table the reference server binds its handlers to. */
+import { resolveRef } from "../client/json-pointer.js";
 
 const methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 
@@ -10,20 +11,6 @@ interface OperationObject {
 }
 
 type Spec = { paths: Record<string, Record<string, unknown>> } & Record<string, unknown>;
-
-function resolveRef(spec: Spec, node: unknown): Record<string, unknown> {
-  let current = node as Record<string, unknown>;
-  while (typeof current?.$ref === "string") {
-    current = current.$ref
-      .replace(/^#\//, "")
-      .split("/")
-      .reduce<Record<string, unknown>>(
-        (parent, key) => parent[key.replace(/~1/g, "/").replace(/~0/g, "~")] as Record<string, unknown>,
-        spec,
-      );
-  }
-  return current;
-}
 
 export interface OperationRow {
   operationId: string;

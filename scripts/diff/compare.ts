@@ -3,6 +3,7 @@
  * schema shows at each request and response that uses it), classified by our rules (rules.ts).
  */
 import { apiCompare } from "api-smart-diff";
+import { pointerOf, valueAt } from "../../client/json-pointer.js";
 import { type Change, classify, type Impact } from "./rules.js";
 
 export type ClassifiedChange = ReturnType<typeof classify> & {
@@ -13,10 +14,6 @@ export type ClassifiedChange = ReturnType<typeof classify> & {
 };
 
 type Spec = Record<string, unknown>;
-
-function pointer(path: (string | number)[]): string {
-  return path.map((segment) => `/${String(segment).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
-}
 
 /** Components appear resolved under paths; only the security schemes and the document's own parts are kept. */
 function relevant(path: (string | number)[]): boolean {
@@ -31,11 +28,7 @@ const inlined = /^#\/components\/(parameters|responses|requestBodies|headers|exa
  * under paths (api-smart-diff follows schema $refs itself, not these), so each change shows at each operation.
  */
 function inlineShared(spec: Spec): Spec {
-  const target = (ref: string): unknown =>
-    ref
-      .slice(2)
-      .split("/")
-      .reduce<unknown>((node, key) => (node as Spec)?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], spec);
+  const target = (ref: string): unknown => valueAt(spec, ref);
   const walk = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(walk);
     if (!node || typeof node !== "object") return node;
@@ -60,7 +53,7 @@ export function compareSpecs(before: Spec, after: Spec): ClassifiedChange[] {
           : diff.path[0] === "paths"
             ? String(diff.path[1])
             : String(diff.path[0]);
-      return { ...classified, pointer: pointer(diff.path), where };
+      return { ...classified, pointer: pointerOf(diff.path), where };
     });
 }
 
