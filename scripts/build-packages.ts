@@ -4,7 +4,7 @@
  * LICENSE. The contract is built first: the conformance package compiles against its declarations.
  * Usage: tsx scripts/build-packages.ts
  */
-import { cpSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { workspacePackages } from "./packages.js";
@@ -12,10 +12,24 @@ import { runCli } from "./run-cli.js";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 
+/**
+ * Source maps carry their sources inline (no .ts ships), except those of generated/: the declarations shipped beside
+ * them hold the same text (schema.ts is almost all types), and a second copy would double the contract's size.
+ */
+function dropGeneratedSources(distDir: string): void {
+  for (const file of readdirSync(distDir, { recursive: true }).map(String)) {
+    if (!/(^|\/)generated\/[^/]+\.js\.map$/.test(file)) continue;
+    const map = JSON.parse(readFileSync(join(distDir, file), "utf8"));
+    delete map.sourcesContent;
+    writeFileSync(join(distDir, file), JSON.stringify(map));
+  }
+}
+
 for (const pkg of workspacePackages) {
   const dir = join(root, pkg.dir);
   rmSync(join(dir, "dist"), { recursive: true, force: true });
   for (const project of pkg.projects) runCli("tsc", ["-p", join(dir, project)]);
+  dropGeneratedSources(join(dir, "dist"));
   for (const commonJsDir of pkg.commonJsDirs ?? []) {
     writeFileSync(join(dir, commonJsDir, "package.json"), `${JSON.stringify({ type: "commonjs" })}\n`);
   }
