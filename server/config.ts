@@ -54,6 +54,8 @@ export interface Config {
   maxHeaderBytes: number;
   /** PostgreSQL only: a statement running longer is cancelled and its request answered 503; 0: no limit. */
   statementTimeoutMs: number;
+  /** PostgreSQL only: statements sent as named prepared statements, planned once per connection. */
+  preparedStatements: boolean;
   /** Requests doing database work at once in this process, how many may wait for a turn, and for how long. */
   maxInFlight: number;
   maxQueued: number;
@@ -128,6 +130,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxUrlLength: integer(env, "MAX_URL_LENGTH", 8192, 256),
     maxHeaderBytes: integer(env, "MAX_HEADER_BYTES", 16_384, 1024),
     statementTimeoutMs: integer(env, "STATEMENT_TIMEOUT_MS", 5000, 0),
+    preparedStatements: boolean(env, "PREPARED_STATEMENTS", true),
     maxInFlight,
     maxQueued: integer(env, "MAX_QUEUED", maxInFlight * 4, 0),
     queueTimeoutMs: integer(env, "QUEUE_TIMEOUT_MS", 1000, 1),

@@ -39,6 +39,7 @@ export async function runServer(config: Config): Promise<void> {
     dataDir: config.dataDir,
     poolSize: config.poolSize,
     statementTimeoutMs: config.statementTimeoutMs,
+    preparedStatements: config.preparedStatements,
     totalCountCap: config.totalCountCap,
     onIdleConnectionError: (err: Error) =>
       logger.warn({ err }, "an idle database connection was closed; it will be reopened"),

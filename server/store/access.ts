@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Kysely, Selectable } from "kysely";
 import { newObjectId } from "./object-id.js";
+import { prepared } from "./prepared-statements.js";
 import type { Database, EnvironmentsTable } from "./schema.js";
 
 /** The environment an API key belongs to: every query of the request is scoped to it. */
@@ -58,6 +59,7 @@ export class AccessStore {
       .innerJoin("environments", "environments.id", "api_keys.environment_id")
       .select(["environments.id", "environments.organization_id", "environments.name", "environments.retention_days"])
       .where("api_keys.key_hash", "=", keyHash)
+      .modifyEnd(prepared)
       .executeTakeFirst();
     return row && toEnvironment(row);
   }

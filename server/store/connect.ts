@@ -3,6 +3,7 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { Kysely, type KyselyConfig, PostgresDialect } from "kysely";
 import pg from "pg";
 import { PGlitePool } from "./pglite-pool.js";
+import { prepareStatements } from "./prepared-statements.js";
 import type { Database } from "./schema.js";
 
 export type DriverName = "pglite" | "postgres";
@@ -24,6 +25,12 @@ export interface ConnectOptions {
    * absent: no limit. PGlite runs in this process's thread and has no timer to cancel with.
    */
   statementTimeoutMs?: number | undefined;
+  /**
+   * PostgreSQL only (default true): send statements as named prepared statements, planned once per connection
+   * (server/store/prepared-statements.ts). Off for a pooler that cannot keep them (PgBouncer before 1.21 in
+   * transaction mode).
+   */
+  preparedStatements?: boolean | undefined;
   /**
    * PostgreSQL only: told when an idle pooled connection dies (a server restart, an administrator ending sessions).
    * The pool drops that connection and opens a new one when needed; without a listener the process would crash.
@@ -49,11 +56,13 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   }
   if (options.databaseUrl) {
     const kysely = (connectionString: string) => {
-      const pool = new pg.Pool({
+      const config: pg.PoolConfig = {
         connectionString,
         max: options.poolSize ?? 10,
         ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
-      });
+      };
+      const pool = new pg.Pool(config);
+      if (options.preparedStatements !== false) prepareStatements(pool);
       pool.on("error", (error) => options.onIdleConnectionError?.(error));
       return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: options.log });
     };

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { prepared } from "./prepared-statements.js";
 import type { Database } from "./schema.js";
 
 export interface StoredResponse {
@@ -21,7 +22,9 @@ export class IdempotencyRecordStore {
    */
   async tryLock(environmentId: string, key: string): Promise<boolean> {
     const row = await sql<{ locked: boolean }>`
-      SELECT pg_try_advisory_xact_lock(hashtextextended(${`${environmentId}:${key}`}, 0)) AS locked`.execute(this.db);
+      SELECT pg_try_advisory_xact_lock(hashtextextended(${`${environmentId}:${key}`}, 0)) AS locked ${prepared}`.execute(
+      this.db,
+    );
     return row.rows[0]?.locked === true;
   }
 
@@ -32,6 +35,7 @@ export class IdempotencyRecordStore {
       .where("environment_id", "=", environmentId)
       .where("idempotency_key", "=", key)
       .where("expires_at", ">", sql<Date>`now()`)
+      .modifyEnd(prepared)
       .executeTakeFirst();
     return row && { fingerprint: row.fingerprint, statusCode: row.status_code, body: row.body };
   }
@@ -49,6 +53,7 @@ export class IdempotencyRecordStore {
       .values({ environment_id: environmentId, idempotency_key: key, ...values })
       // Only an expired record can be here (a live one would have been replayed); it is replaced.
       .onConflict((oc) => oc.columns(["environment_id", "idempotency_key"]).doUpdateSet(values))
+      .modifyEnd(prepared)
       .execute();
   }
 

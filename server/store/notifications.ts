@@ -6,6 +6,7 @@ import type {
   NotificationTemplate,
   SeverityLevel,
 } from "../../generated/schema.js";
+import { prepared } from "./prepared-statements.js";
 import type { Database, NotificationsTable } from "./schema.js";
 import { toIso } from "./sql-helpers.js";
 import type { SubstringFilter } from "./substring-filter.js";
@@ -246,6 +247,7 @@ export class NotificationStore {
     const row = (await this.joined()
       .where("n.environment_id", "=", environmentId)
       .where("n.id", "=", notificationId)
+      .modifyEnd(prepared)
       .executeTakeFirst()) as JoinedRow | undefined;
     return row && toNotification(row);
   }

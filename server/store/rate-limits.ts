@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { prepared } from "./prepared-statements.js";
 import type { Database } from "./schema.js";
 
 export interface TakenToken {
@@ -30,7 +31,7 @@ export class RateLimitStore {
         tokens = CASE WHEN ${refilled} >= 1 THEN ${refilled} - 1 ELSE ${refilled} END,
         allowed = ${refilled} >= 1,
         updated_at = now()
-      RETURNING tokens, allowed`.execute(this.db);
+      RETURNING tokens, allowed ${prepared}`.execute(this.db);
     return rows[0] as TakenToken;
   }
 

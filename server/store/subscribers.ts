@@ -1,5 +1,6 @@
 import { type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, sql } from "kysely";
 import type { ChannelSettings, PatchSubscriberRequest, Subscriber } from "../../generated/schema.js";
+import { prepared } from "./prepared-statements.js";
 import type { Database, SubscribersTable } from "./schema.js";
 import { toIso } from "./sql-helpers.js";
 import type { SearchedColumn, SubstringFilter } from "./substring-filter.js";
@@ -238,6 +239,7 @@ export class SubscriberStore {
       .where("environment_id", "=", environmentId)
       .where("subscriber_id", "=", subscriberId)
       .where("deleted", "=", false)
+      .modifyEnd(prepared)
       .executeTakeFirst();
     return row && toSubscriber(row);
   }
@@ -281,6 +283,7 @@ export class SubscriberStore {
           ),
         )
         .returning(answerColumns)
+        .modifyEnd(prepared)
         .executeTakeFirst();
       if (updated) return toSubscriber(updated);
     }

@@ -1,5 +1,5 @@
 /**
- * The case-insensitive substring filters (migration 004): `column_search LIKE lower(pattern)`, which answers exactly as
+ * The case-insensitive substring filters (in the schema, 001_schema.sql): `column_search LIKE lower(pattern)`, which answers exactly as
  * `column ILIKE pattern`, plus, for a term with a rare 3-gram, a condition on the rarest grams that a GIN index serves.
  * Which grams are chosen changes only the speed, never the rows: the SQL keeps only grams of the term itself.
  */
@@ -88,7 +88,10 @@ export class SubstringFilter {
     return frequency(rarest[0] as string) >= this.commonShare ? undefined : rarest;
   }
 
-  /** The condition on one searched column, for the subscribers table under `table` (its name or alias). */
+  /**
+   * The condition on one searched column, for the subscribers table under `table` (its name or alias). Never in a
+   * prepared statement: the best plan depends on how many rows the term matches.
+   */
   async condition(table: string, column: SearchedColumn, term: string): Promise<Expression<SqlBool>> {
     const searched = sql.ref(`${table}.${column}_search`);
     const like = sql<SqlBool>`${searched} LIKE lower(${likeContains(term)})`;
