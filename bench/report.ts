@@ -1,6 +1,9 @@
 /** The benchmark's results: their shape, the targets they are judged by, and the markdown table of RESULTS.md. */
+
+import { cpuCategories } from "./cpu.js";
 import type { StatementPlan } from "./explain.js";
 import type { OverloadResult } from "./overload.js";
+import type { OperationProfile } from "./profile.js";
 import { renderStartup, type StartupResult } from "./startup.js";
 import type { Summary } from "./stats.js";
 
@@ -54,6 +57,8 @@ export interface BenchResults {
   pglite?: { subscribers: number; notifications: number; shapes: StoreShapeResult[] } | undefined;
   http: HttpShapeResult[];
   throughput: ThroughputResult[];
+  /** Where each operation's CPU goes, from a profiled run of that operation alone. */
+  profiles?: OperationProfile[] | undefined;
   startup?: StartupResult[] | undefined;
   overload?: OverloadResult | undefined;
   targets: TargetResult[];
@@ -64,6 +69,8 @@ const node24Name = "server (Node 24)";
 const unvalidatedName = "no validation";
 const rawName = "raw node:http";
 const prismName = "Prism mock";
+/** The store's work for the operation from a plain loop, no HTTP (store-alone.ts). */
+export const postgresAloneName = "PostgreSQL alone";
 
 export function evaluateTargets(results: BenchResults): TargetResult[] {
   const targets: TargetResult[] = [];
@@ -155,6 +162,20 @@ function substringTargets(results: BenchResults): TargetResult[] {
       goal: goals[entry.operation] as number,
       ratio: (entry.medians[validatedName] ?? 0) / (entry.medians[prismName] || 1),
     }));
+  const aloneRatios = results.throughput
+    .filter((entry) => entry.medians[postgresAloneName])
+    .map((entry) => ({
+      operation: entry.operation,
+      ratio: (entry.medians[validatedName] ?? 0) / (entry.medians[postgresAloneName] || 1),
+    }));
+  if (aloneRatios.length) {
+    out.push({
+      name: "throughput against PostgreSQL alone",
+      goal: "closed loop, 16 connections: every operation ≥ 0.7× the same database work from a plain loop",
+      measured: aloneRatios.map((entry) => `${entry.operation} ${entry.ratio.toFixed(2)}×`).join(", "),
+      met: aloneRatios.every((entry) => entry.ratio >= 0.7),
+    });
+  }
   out.push({
     name: "throughput against Prism",
     goal: "closed loop, 16 connections: get and search ≥ 1.5× the Prism mock, list and patch ≥ 1×",
@@ -255,7 +276,7 @@ export function renderMarkdown(results: BenchResults, file: string): string {
     "",
     "## Throughput (requests/s, closed loop)",
     "",
-    `The same request to each target: the server with request validation (on ${results.node}, and on ${results.node24 ?? "Node 24"}, the current LTS), the same app without validation, raw \`node:http\` sending a captured answer of the same size (the ceiling of this machine), and the Prism mock.`,
+    `The same request to each target: the server with request validation (on ${results.node}, and on ${results.node24 ?? "Node 24"}, the current LTS), the same app without validation, raw \`node:http\` sending a captured answer of the same size (the ceiling of this machine), and the Prism mock. **${postgresAloneName}**: the store's calls for the same operation (the same statements, over a pool of the server's size and settings; the PATCH with its idempotency record, as the server runs it) from ${results.settings.connections} concurrent loops in the benchmark's process, with no HTTP: how much of each request is the database's.`,
     "",
     row([
       "Operation",
@@ -264,11 +285,13 @@ export function renderMarkdown(results: BenchResults, file: string): string {
       unvalidatedName,
       rawName,
       prismName,
+      postgresAloneName,
       "validation cost",
       "server ÷ Prism",
+      `server ÷ ${postgresAloneName}`,
       "server ÷ ceiling",
     ]),
-    row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]),
+    row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]),
     ...results.throughput.map((entry) => {
       const m = entry.medians;
       const on = m[validatedName] ?? 0;
@@ -280,8 +303,10 @@ export function renderMarkdown(results: BenchResults, file: string): string {
         number(off),
         number(m[rawName] ?? 0),
         number(m[prismName] ?? 0),
+        m[postgresAloneName] ? number(m[postgresAloneName]) : "–",
         `${(off ? (1 - on / off) * 100 : 0).toFixed(1)}%`,
-        `${(on / (m[prismName] || 1)).toFixed(1)}×`,
+        `${(on / (m[prismName] || 1)).toFixed(2)}×`,
+        m[postgresAloneName] ? `${(on / m[postgresAloneName]).toFixed(2)}×` : "–",
         `${((on / (m[rawName] || 1)) * 100).toFixed(0)}%`,
       ]);
     }),
@@ -296,6 +321,7 @@ export function renderMarkdown(results: BenchResults, file: string): string {
       .join("; ")}.`,
     "",
   );
+  if (results.profiles?.length) lines.push(...renderProfiles(results.profiles));
   if (results.overload) lines.push(...renderOverload(results.overload));
   if (results.startup) lines.push(...renderStartup(results.startup));
   return `${lines.join("\n")}\n`;
@@ -333,6 +359,26 @@ function renderOverload(o: OverloadResult): string[] {
       o.expensive.max,
       statusList(o.expensive.statuses),
     ]),
+    "",
+  ];
+}
+
+function renderProfiles(profiles: OperationProfile[]): string[] {
+  return [
+    "## Where each request's CPU goes",
+    "",
+    "Each operation alone, closed loop, against a server started with `node --cpu-prof`. CPU per request: the server process and every PostgreSQL process of this machine during the loop, from `/proc` (profiling slows the server a little, so read these beside each other, not against the throughput table). Shares: the server's main-thread profile samples in the loop's window, by the code they are in; *Node core* is Node's HTTP server, streams, timers and the socket writes under them (native `writev` is most of it).",
+    "",
+    row(["Operation", "Node ms/request", "PostgreSQL ms/request", ...cpuCategories]),
+    row(["---", "---:", "---:", ...cpuCategories.map(() => "---:")]),
+    ...profiles.map((profile) =>
+      row([
+        profile.operation,
+        profile.nodeMsPerRequest,
+        profile.postgresMsPerRequest ?? "–",
+        ...cpuCategories.map((category) => `${profile.shares[category]}%`),
+      ]),
+    ),
     "",
   ];
 }

@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import { sql } from "kysely";
 import { startMock, startServerProcess } from "../scripts/processes.js";
 import { loadConfig } from "../server/config.js";
+import { runIdempotently } from "../server/idempotency.js";
 import { openStore, type Store } from "../server/store/store.js";
 import { benchContext } from "./context.js";
 import { benchDatabaseUrl } from "./database.js";
@@ -19,10 +20,18 @@ import { explain, QueryCapture } from "./explain.js";
 import { fixedRate } from "./fixed-rate.js";
 import { measureOverload } from "./overload.js";
 import { startScript, type Target } from "./processes.js";
-import { type BenchResults, evaluateTargets, renderMarkdown, type StoreShapeResult } from "./report.js";
+import { type OperationProfile, profileOperation } from "./profile.js";
+import {
+  type BenchResults,
+  evaluateTargets,
+  postgresAloneName,
+  renderMarkdown,
+  type StoreShapeResult,
+} from "./report.js";
 import { benchShapes, type HttpRequest, type Shape } from "./shapes.js";
 import { measureStartup } from "./startup.js";
 import { median, summarize } from "./stats.js";
+import { storeClosedLoop } from "./store-alone.js";
 import { closedLoop } from "./throughput.js";
 
 const { values } = parseArgs({
@@ -126,11 +135,49 @@ log(
   `  cheap p99 ${overload.cheapAlone.p99} ms alone, ${overload.cheapMixed.p99} ms beside ${overload.expensiveRate}/s expensive (capacity ${overload.expensiveCapacity}/s); expensive max ${overload.expensive.max} ms ${JSON.stringify(overload.expensive.statuses)}`,
 );
 
-const operations: { name: string; request: (i: number) => HttpRequest }[] = [
-  { name: "list", request: () => ({ method: "GET", path: "/v1/notifications" }) },
-  { name: "search", request: () => ({ method: "GET", path: "/v2/subscribers" }) },
-  { name: "get", request: () => ({ method: "GET", path: `/v1/notifications/${ctx.notificationId}` }) },
-  { name: "patch", request: (shapes.find((shape) => shape.id === "patch.data") as Shape).http },
+const patchShape = shapeById("patch.data");
+/** Each operation of the throughput table: its HTTP request, and the store's work for it (the "PostgreSQL alone" column). */
+const operations: {
+  name: string;
+  request: (i: number) => HttpRequest;
+  store: (store: Store, i: number) => Promise<unknown>;
+}[] = [
+  {
+    name: "list",
+    request: () => ({ method: "GET", path: "/v1/notifications" }),
+    store: shapeById("list.default").store,
+  },
+  {
+    name: "search",
+    request: () => ({ method: "GET", path: "/v2/subscribers" }),
+    store: shapeById("search.default").store,
+  },
+  {
+    name: "get",
+    request: () => ({ method: "GET", path: `/v1/notifications/${ctx.notificationId}` }),
+    store: shapeById("get.byId").store,
+  },
+  {
+    name: "patch",
+    request: patchShape.http,
+    // As the server runs a PATCH with an Idempotency-Key: one transaction with the key's lock and record.
+    store: (store, i) => {
+      const { path, body } = patchShape.http(i);
+      return runIdempotently(
+        store,
+        {
+          environmentId: ctx.environmentId,
+          key: `alone-${process.pid}-${i}`,
+          method: "PATCH",
+          path,
+          body: JSON.parse(body ?? "{}"),
+          ttlSeconds: loadConfig({}).idempotencyTtlSeconds,
+        },
+        async (tx) => ({ status: 200, body: await patchShape.store(tx, i) }),
+        (error) => ({ statusCode: error.status, message: error.message }) as never,
+      );
+    },
+  },
 ];
 const bodies = await captureBodies(withValidation.url, operations);
 const bodiesFile = `${os.tmpdir()}/bench-bodies-${process.pid}.json`;
@@ -149,13 +196,23 @@ const targets: Target[] = [
     return { name: "Prism mock", url: prism.url, pid: prism.child.pid as number, stop: prism.stop };
   })(),
 ];
+// The "PostgreSQL alone" column: the store's work with the server's pool size and statement settings, no HTTP.
+const serverConfig = loadConfig(serverEnv);
+const alone = await openStore({
+  databaseUrl,
+  poolSize: serverConfig.poolSize,
+  statementTimeoutMs: serverConfig.statementTimeoutMs,
+  preparedStatements: serverConfig.preparedStatements,
+  totalCountCap: serverConfig.totalCountCap,
+});
 log(
   `Throughput (closed loop, ${settings.connections} connections, ${settings.seconds} s, ${settings.repetitions} repetitions)`,
 );
 const throughput = [];
 for (const operation of operations) {
-  const runs: Record<string, number[]> = Object.fromEntries(targets.map((target) => [target.name, []]));
-  const failures: Record<string, number> = Object.fromEntries(targets.map((target) => [target.name, 0]));
+  const names = [...targets.map((target) => target.name), postgresAloneName];
+  const runs: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
+  const failures: Record<string, number> = Object.fromEntries(names.map((name) => [name, 0]));
   for (let repetition = 0; repetition < settings.repetitions; repetition++) {
     // Interleaved, so that a noisy moment on the machine hits every target alike.
     for (const target of targets) {
@@ -167,6 +224,12 @@ for (const operation of operations) {
       runs[target.name]?.push(Math.round(run.requestsPerSecond));
       failures[target.name] = (failures[target.name] ?? 0) + run.non2xx + run.errors;
     }
+    const run = await storeClosedLoop(alone.store, operation.store, {
+      connections: settings.connections,
+      seconds: settings.seconds,
+    });
+    runs[postgresAloneName]?.push(Math.round(run.requestsPerSecond));
+    failures[postgresAloneName] = (failures[postgresAloneName] ?? 0) + run.errors;
   }
   const medians = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, median(list)]));
   throughput.push({ operation: operation.name, runs, medians, failures });
@@ -177,6 +240,28 @@ for (const operation of operations) {
   );
 }
 for (const target of targets) await target.stop();
+await alone.close();
+
+log("CPU profile per operation (a server started with --cpu-prof, one operation at a time)");
+const profiles: OperationProfile[] = [];
+for (const operation of operations) {
+  const profile = await profileOperation(operation.name, operation.request, {
+    env: serverEnv,
+    headers,
+    connections: settings.connections,
+    seconds: quick ? 2 : 8,
+    // PostgreSQL's CPU is read from this machine's processes: only when the database runs here.
+    postgresLocal: !values["database-url"],
+  });
+  profiles.push(profile);
+  log(
+    `  ${operation.name.padEnd(8)} Node ${profile.nodeMsPerRequest} ms/request, PostgreSQL ${profile.postgresMsPerRequest ?? "?"} ms/request; ${Object.entries(
+      profile.shares,
+    )
+      .map(([category, share]) => `${category} ${share}%`)
+      .join(", ")}`,
+  );
+}
 
 const results: BenchResults = {
   startedAt: startedAt.toISOString(),
@@ -197,6 +282,7 @@ const results: BenchResults = {
   pglite,
   http: httpResults,
   throughput,
+  profiles,
   overload,
   startup,
   targets: [],

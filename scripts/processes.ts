@@ -77,14 +77,16 @@ export function serverFromBanner({ child, output, exited }: StartedProcess): Ser
 
 /**
  * `npm start` (`node scripts/run-server.mjs`, which runs server/cli.ts) as a child process with the given environment;
- * resolves once it has printed its URLs and keys. `node`: another Node binary to run it with (the benchmark's Node 24).
+ * resolves once it has printed its URLs and keys. `node`: another Node binary to run it with (the benchmark's Node 24);
+ * `nodeArgs`: flags for Node itself (the benchmark's `--cpu-prof`, which NODE_OPTIONS does not take).
  */
 export async function startServerProcess(
   env: Record<string, string>,
   args: string[] = [],
   node = process.execPath,
+  nodeArgs: string[] = [],
 ): Promise<ServerProcess> {
-  const command = [runServerScript, ...args];
+  const command = [...nodeArgs, runServerScript, ...args];
   return serverFromBanner(await startProcess(node, command, { env }, printedServerBanner));
 }
 
