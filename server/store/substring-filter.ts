@@ -38,26 +38,20 @@ export function termGrams(term: string): { gram: string; at: number }[] {
 }
 
 /**
- * The `count` rarest grams; among equally rare ones, grams that do not overlap those already taken, since
- * overlapping grams ("add", "ddi") tend to name the same rows.
+ * The `count` rarest grams, preferring grams that do not overlap those already taken: overlapping grams ("add", "ddi")
+ * tend to name the same rows, so a rare gram elsewhere in the term narrows the match more than a rarer neighbour.
+ * Overlapping ones fill up only when too few others are left.
  */
 export function rarestGrams(grams: { gram: string; at: number }[], frequency: (gram: string) => number, count: number) {
   const ranked = [...grams].sort((a, b) => frequency(a.gram) - frequency(b.gram) || a.at - b.at);
   const taken: { gram: string; at: number }[] = [];
   const overlaps = (gram: { at: number }) => taken.some((other) => Math.abs(other.at - gram.at) < 3);
   const isTaken = (gram: { gram: string }) => taken.some((other) => other.gram === gram.gram);
-  for (const candidate of ranked) {
-    if (taken.length === count) break;
-    if (isTaken(candidate)) continue;
-    const freeTie = ranked.some(
-      (other) =>
-        other !== candidate &&
-        frequency(other.gram) === frequency(candidate.gram) &&
-        !isTaken(other) &&
-        !overlaps(other),
-    );
-    if (overlaps(candidate) && freeTie) continue;
-    taken.push(candidate);
+  for (const apart of [true, false]) {
+    for (const candidate of ranked) {
+      if (taken.length === count) break;
+      if (!isTaken(candidate) && !(apart && overlaps(candidate))) taken.push(candidate);
+    }
   }
   return taken.map((gram) => gram.gram);
 }

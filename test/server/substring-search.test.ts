@@ -165,7 +165,7 @@ describe.each(drivers)("substring filters against a plain ILIKE scan (%s)", (dri
     },
   );
 
-  it("asks the index for the rarest grams, and among equally rare ones for grams that do not overlap", () => {
+  it("asks the index for the rarest grams that do not overlap, and for overlapping ones only to fill up", () => {
     const grams = termGrams("Addison.T");
     expect(grams.map((gram) => gram.gram)).toEqual(["add", "ddi", "dis", "iso", "son", "on.", "n.t"]);
     const none = () => 0;
@@ -175,7 +175,19 @@ describe.each(drivers)("substring filters against a plain ILIKE scan (%s)", (dri
       ["iso", 0.2],
       ["n.t", 0.3],
     ]);
-    expect(rarestGrams(grams, (gram) => common.get(gram) ?? 0, 3)).toEqual(["ddi", "son", "on."]);
+    expect(rarestGrams(grams, (gram) => common.get(gram) ?? 0, 3)).toEqual(["ddi", "son", "dis"]);
+    // A rarer neighbour of the rarest gram loses to a gram elsewhere in the term.
+    const ranked = new Map([
+      ["add", 0.001],
+      ["ddi", 0.002],
+      ["dis", 0.003],
+      ["iso", 0.01],
+      ["son", 0.02],
+      ["on.", 0.03],
+      ["n.t", 0.04],
+    ]);
+    expect(rarestGrams(grams, (gram) => ranked.get(gram) ?? 0, 2)).toEqual(["add", "iso"]);
+    expect(rarestGrams(grams, (gram) => ranked.get(gram) ?? 0, 4)).toEqual(["add", "iso", "n.t", "ddi"]);
     expect(termGrams("ab")).toEqual([]);
   });
 });
