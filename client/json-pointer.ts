@@ -8,14 +8,16 @@ export function pointerOf(segments: readonly (string | number)[]): string {
   return segments.map((segment) => `/${String(segment).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
 }
 
+/** One key of a pointer as it was: `~1` is "/", then `~0` is "~" (in that order, so `~01` is "~1"). */
+export function decodeSegment(segment: string): string {
+  return segment.replace(/~1/g, "/").replace(/~0/g, "~");
+}
+
 /** The keys of a pointer or a local `$ref` (`#/components/schemas/X`, `/components/schemas/X`). */
 export function segmentsOf(pointer: string): string[] {
   const path = pointer.replace(/^#/, "");
   if (path === "") return [];
-  return path
-    .slice(1)
-    .split("/")
-    .map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return path.slice(1).split("/").map(decodeSegment);
 }
 
 /** What the pointer names in the document, or undefined where the path leaves it. */

@@ -3,7 +3,6 @@
  * no data: the operation table is the list, so an operation the contract gains is covered (or reported) at once.
  */
 import { type OperationId, operationIds, operationTable } from "@novu-query/contract/operations";
-import { spec } from "./spec-validator.js";
 
 const routes = operationIds.map((id) => {
   const { method, path } = operationTable[id];
@@ -18,32 +17,11 @@ export function operationAt(method: string, url: string, baseUrl: string): Opera
   return routes.find((route) => route.method === method.toUpperCase() && route.pattern.test(path))?.id;
 }
 
-interface SpecParameter {
-  name?: string;
-  in?: string;
-  example?: unknown;
-  $ref?: string;
-}
-
-function resolveParameter(parameter: SpecParameter): SpecParameter {
-  if (!parameter.$ref) return parameter;
-  const name = parameter.$ref.split("/").pop() as string;
-  return (spec as { components: { parameters: Record<string, SpecParameter> } }).components.parameters[name] ?? {};
-}
-
-/** The operation's path with each parameter replaced by the spec's example of it (or "example"). */
+/** The operation's path with each parameter replaced by the spec's example of it. */
 export function examplePath(id: OperationId): string {
-  const { method, path } = operationTable[id];
-  const operation = (spec as { paths: Record<string, Record<string, { parameters?: SpecParameter[] }>> }).paths[path]?.[
-    method
-  ];
-  const examples = new Map(
-    (operation?.parameters ?? [])
-      .map(resolveParameter)
-      .filter((parameter) => parameter.in === "path")
-      .map((parameter) => [parameter.name, String(parameter.example ?? "example")]),
-  );
-  return path.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(examples.get(name) ?? "example"));
+  const { path, pathExamples } = operationTable[id];
+  const examples: Record<string, string> = pathExamples;
+  return path.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(examples[name] ?? "example"));
 }
 
 /** The operations seen answering 2xx during a run. */

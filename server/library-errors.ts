@@ -3,6 +3,7 @@
  * (400/404/405/415 and the 422 naming each input) and body-parser's (malformed JSON, too large, wrong charset).
  */
 import type { Request } from "express";
+import { decodeSegment } from "../client/json-pointer.js";
 import { ApiError, type FieldErrors } from "./errors.js";
 import { messages } from "./messages.js";
 import { operationMetadata, operationOf } from "./request-metadata.js";
@@ -53,7 +54,7 @@ function describeIssue(issue: ValidatorIssue, req: Request): { key: string; valu
   for (let index = 0; index < segments.length; index++) {
     const rest = segments.slice(index).join("/");
     const whole = isObject(value) && Object.hasOwn(value, rest);
-    const segment = whole ? rest : (segments[index] as string).replaceAll("~1", "/").replaceAll("~0", "~");
+    const segment = whole ? rest : decodeSegment(segments[index] as string);
     key += /^\d+$/.test(segment) ? `[${segment}]` : `.${segment}`;
     value = isObject(value) && Object.hasOwn(value, segment) ? value[segment] : undefined;
     if (whole) break;

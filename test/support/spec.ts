@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { pointerOf, resolveRef } from "../../client/json-pointer.js";
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -9,15 +10,7 @@ export const spec: JsonObject = JSON.parse(
 
 /** Follows a local `$ref` ("#/components/...") inside the bundled spec. */
 export function resolve<T = JsonObject>(node: unknown): T {
-  let current = node as JsonObject;
-  while (current && typeof current.$ref === "string") {
-    const pointer = current.$ref.replace(/^#\//, "").split("/");
-    current = pointer.reduce<JsonObject>(
-      (parent, key) => parent[key.replace(/~1/g, "/").replace(/~0/g, "~")] as JsonObject,
-      spec,
-    );
-  }
-  return current as T;
+  return resolveRef<T>(spec, node);
 }
 
 export const httpMethods = ["get", "put", "post", "delete", "patch", "head", "options", "trace"];
@@ -39,7 +32,7 @@ export function listSpecOperations(): SpecOperation[] {
 
 /** Escapes one key for use in a JSON pointer. */
 export function pointerKey(key: string): string {
-  return key.replace(/~/g, "~0").replace(/\//g, "~1");
+  return pointerOf([key]).slice(1);
 }
 
 export function findOperation(operationId: string): SpecOperation {
