@@ -95,6 +95,8 @@ if (values.pglite) {
 // --- HTTP ----------------------------------------------------------------------------------------------------------
 const headers = { authorization: `ApiKey ${ctx.apiKey}` };
 const serverEnv = { DATABASE_URL: databaseUrl, NODE_ENV: "production", SEED_DEMO_DATA: "false" };
+/** The settings the benchmarked server runs with (its defaults: serverEnv sets none of the tuning ones). */
+const serverConfig = loadConfig(serverEnv);
 const validated = await startServerProcess(serverEnv);
 const withValidation: Target = {
   name: "server",
@@ -128,8 +130,7 @@ const overload = await measureOverload(
   headers,
   (i) => (cheapShapes[i % cheapShapes.length] as Shape).http(i),
   { label: shapeById("search.emailOverCap").label, request: shapeById("search.emailOverCap").http },
-  // The server runs with the default statement timeout (serverEnv sets no STATEMENT_TIMEOUT_MS).
-  { cheapRate: settings.httpRate, seconds: quick ? 2 : 10, timeoutMs: loadConfig({}).statementTimeoutMs },
+  { cheapRate: settings.httpRate, seconds: quick ? 2 : 10, timeoutMs: serverConfig.statementTimeoutMs },
 );
 log(
   `  cheap p99 ${overload.cheapAlone.p99} ms alone, ${overload.cheapMixed.p99} ms beside ${overload.expensiveRate}/s expensive (capacity ${overload.expensiveCapacity}/s); expensive max ${overload.expensive.max} ms ${JSON.stringify(overload.expensive.statuses)}`,
@@ -171,7 +172,7 @@ const operations: {
           method: "PATCH",
           path,
           body: JSON.parse(body ?? "{}"),
-          ttlSeconds: loadConfig({}).idempotencyTtlSeconds,
+          ttlSeconds: serverConfig.idempotencyTtlSeconds,
         },
         async (tx) => ({ status: 200, body: await patchShape.store(tx, i) }),
         (error) => ({ statusCode: error.status, message: error.message }) as never,
@@ -197,7 +198,6 @@ const targets: Target[] = [
   })(),
 ];
 // The "PostgreSQL alone" column: the store's work with the server's pool size and statement settings, no HTTP.
-const serverConfig = loadConfig(serverEnv);
 const alone = await openStore({
   databaseUrl,
   poolSize: serverConfig.poolSize,

@@ -5,8 +5,8 @@
  * validator is told to allow them, so that they are reported together with every other invalid input), numbers
  * that coerced to Infinity, and a missing body where the operation requires one.
  *
- * For every request, before the validator (`refuseUnstorableInput`): input the spec cannot refuse but PostgreSQL cannot store, refused once for every operation before the validator
- * runs (whose recursion a deeply nested body would overflow): 422 naming each input, in the error shape.
+ * For every request, before the validator runs (whose recursion a deeply nested body would overflow), in
+ * `refuseUnstorableInput`: input the spec cannot refuse but PostgreSQL cannot store, as a 422 naming each input.
  * - U+0000 anywhere (query, path, body strings and keys): PostgreSQL's text and jsonb cannot hold it.
  * - An unpaired UTF-16 surrogate in a body string or key (JSON's `"\ud800"`): jsonb refuses it, and text would
  *   silently turn it into U+FFFD. (A URL cannot carry one: percent-encoded, it is not UTF-8; see the next rule.)
