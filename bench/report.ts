@@ -127,7 +127,9 @@ function substringTargets(results: BenchResults): TargetResult[] {
   const few = results.store.filter((shape) =>
     ["search.email", "search.name", "search.phone", "list.search"].includes(shape.id),
   );
-  const overCap = results.store.find((shape) => shape.id === "search.emailOverCap");
+  const overCap = results.store.filter((shape) =>
+    ["search.emailOverCap", "search.emailOverCapLocal"].includes(shape.id),
+  );
   if (few.length) {
     out.push({
       name: "substring p99 ≤ 10 ms",
@@ -136,12 +138,12 @@ function substringTargets(results: BenchResults): TargetResult[] {
       met: few.every((shape) => shape.p99 <= 10),
     });
   }
-  if (overCap) {
+  if (overCap.length) {
     out.push({
       name: "substring over the cap p99 ≤ 25 ms",
       goal: "store p99 ≤ 25 ms (aim 10) for a substring term matching more rows than the count cap",
-      measured: `${overCap.id} p50 ${overCap.p50} ms, p99 ${overCap.p99} ms`,
-      met: overCap.p99 <= 25,
+      measured: overCap.map((shape) => `${shape.id} p50 ${shape.p50} ms, p99 ${shape.p99} ms`).join("; "),
+      met: overCap.every((shape) => shape.p99 <= 25),
     });
   }
   const slowHttp = results.http.filter((shape) => shape.p99 > 50);

@@ -84,6 +84,13 @@ export interface SubscriberCountsTable {
   live: ColumnType<string, never, never>;
 }
 
+/** Live subscribers per e-mail domain, per environment, kept by triggers (migration 003). */
+export interface SubscriberEmailDomainsTable {
+  environment_id: string;
+  domain: string;
+  live: ColumnType<string, never, never>;
+}
+
 /** How many notifications carry each filter term, per environment, kept by triggers. */
 export interface NotificationTermCountsTable {
   environment_id: string;
@@ -121,6 +128,7 @@ export interface Database {
   workflows: WorkflowsTable;
   notifications: NotificationsTable;
   subscriber_counts: SubscriberCountsTable;
+  subscriber_email_domains: SubscriberEmailDomainsTable;
   notification_term_counts: NotificationTermCountsTable;
   idempotency_records: IdempotencyRecordsTable;
   rate_limit_buckets: RateLimitBucketsTable;

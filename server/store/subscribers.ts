@@ -2,7 +2,7 @@ import { type Expression, type ExpressionBuilder, type Kysely, type Selectable, 
 import type { ChannelSettings, PatchSubscriberRequest, Subscriber } from "../../generated/schema.js";
 import { prepared } from "./prepared-statements.js";
 import type { Database, SubscribersTable } from "./schema.js";
-import { toIso } from "./sql-helpers.js";
+import { likeContains, toIso } from "./sql-helpers.js";
 import type { SearchedColumn, SubstringFilter } from "./substring-filter.js";
 
 export type SubscriberOrderBy = "_id" | "createdAt" | "updatedAt";
@@ -29,6 +29,9 @@ export interface SubscriberPage {
 }
 
 export type SubscriberChanges = PatchSubscriberRequest;
+
+/** The partial index of subscriber_email_domains holds the domains with at least this many live subscribers. */
+const largeDomain = 1000;
 
 const sortColumns = { _id: "id", createdAt: "created_at", updatedAt: "updated_at" } as const;
 
@@ -210,11 +213,22 @@ export class SubscriberStore {
       .where(matching)
       .limit(cap + 1)
       .as("limited");
+    const counted = this.reads.selectFrom(limited).select(sql<number>`count(*)::int`.as("n"));
+    const emailOnly =
+      query.email !== undefined && [query.phone, query.name, query.subscriberId].every((v) => v === undefined);
+    if (!emailOnly) return capped((await counted.executeTakeFirstOrThrow()).n);
+    // Subscribers of the large domains that contain the term match it too (migration 003): when they alone pass the
+    // cap, the rows need not be read. PostgreSQL runs a CASE branch's subquery only when the branch is taken.
+    const inLargeDomains = this.reads
+      .selectFrom("subscriber_email_domains")
+      .select(sql<string>`coalesce(sum(live), 0)`.as("live"))
+      .where("environment_id", "=", environmentId)
+      .where(sql.ref("live"), ">=", sql.lit(largeDomain))
+      .where(sql<SqlBool>`domain LIKE lower(${likeContains(query.email as string)})`);
     const row = await this.reads
-      .selectFrom(limited)
-      .select(sql<number>`count(*)::int`.as("n"))
+      .selectNoFrom(sql<number>`CASE WHEN (${inLargeDomains}) > ${cap} THEN ${cap + 1} ELSE (${counted}) END`.as("n"))
       .executeTakeFirstOrThrow();
-    return capped(row.n);
+    return capped(Number(row.n));
   }
 
   private filters(eb: Where, environmentId: string, query: SubscriberSearch): Expression<SqlBool>[] {

@@ -1,0 +1,204 @@
+/**
+ * The kept count of live subscribers per e-mail domain (migration 003) and the e-mail search's capped count that
+ * reads it: the triggers keep it equal to a recount through inserts, PATCHes, soft and hard deletes; the search's
+ * `totalCount` and `totalCountCapped` equal a plain ILIKE count for random terms when large domains pass the cap; and
+ * the store does read the domains (a falsified count shows through), only for an e-mail filter alone.
+ */
+import fc from "fast-check";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { likeContains } from "../../server/store/sql-helpers.js";
+import { Store } from "../../server/store/store.js";
+import { drivers } from "../support/databases.js";
+import { startTestServer, type TestServer } from "../support/server.js";
+
+const cap = 1000;
+// Two domains over the 1,000 subscribers the partial index reads, one in mixed case; a tail of small ones.
+const domains = [
+  ["big.example", 1300],
+  ["Mail.Example.ORG", 1100],
+  ["tiny.example", 40],
+  ["x@weird.example", 30],
+] as const;
+
+describe.each(drivers)("e-mail domain counts (%s)", (driver) => {
+  let server: TestServer;
+  let store: Store;
+  let environmentId: string;
+  let organizationId: string;
+  let addresses: string[] = [];
+
+  const insert = async (prefix: string, domain: string, count: number) => {
+    await sql`
+      INSERT INTO subscribers (id, environment_id, organization_id, subscriber_id, first_name, email, created_at,
+        updated_at)
+      SELECT ${prefix} || lpad(to_hex(i), 20, '0'), ${environmentId}, ${organizationId}, ${prefix} || '-' || i,
+        'Dom', CASE WHEN i % 7 = 0 THEN NULL ELSE 'user' || i || '.' || ${prefix} || '@' || ${domain} END, now(), now()
+      FROM generate_series(1, ${count}) AS i`.execute(server.store.db);
+  };
+
+  const kept = async () =>
+    (
+      await sql<{ domain: string; live: string }>`
+        SELECT domain, live FROM subscriber_email_domains WHERE environment_id = ${environmentId} AND live <> 0
+        ORDER BY domain`.execute(server.store.db)
+    ).rows.map((row) => [row.domain, Number(row.live)]);
+  const recounted = async () =>
+    (
+      await sql<{ domain: string; live: string }>`
+        SELECT split_part(lower(email), '@', -1) AS domain, count(*) AS live FROM subscribers
+        WHERE environment_id = ${environmentId} AND NOT deleted AND email IS NOT NULL GROUP BY 1 ORDER BY 1`.execute(
+        server.store.db,
+      )
+    ).rows.map((row) => [row.domain, Number(row.live)]);
+
+  beforeAll(async () => {
+    server = await startTestServer({ driver });
+    environmentId = server.production.environmentId;
+    organizationId = (
+      await server.store.db
+        .selectFrom("environments")
+        .select("organization_id")
+        .where("id", "=", environmentId)
+        .executeTakeFirstOrThrow()
+    ).organization_id;
+    for (const [index, [domain, count]] of domains.entries()) await insert(`d${index}aa`, domain, count);
+    store = new Store(server.store.db, { totalCountCap: cap });
+    addresses = (
+      await server.store.db
+        .selectFrom("subscribers")
+        .select("email")
+        .where("environment_id", "=", environmentId)
+        .where("email", "is not", null)
+        .execute()
+    ).map((row) => row.email as string);
+  }, 120_000);
+  afterAll(() => server?.close());
+
+  it("keeps the count of each domain equal to a recount through inserts, PATCHes and deletes", async () => {
+    expect(await kept()).toEqual(await recounted());
+    const ids = (
+      await server.store.db
+        .selectFrom("subscribers")
+        .select(["id", "subscriber_id"])
+        .where("environment_id", "=", environmentId)
+        .orderBy("id")
+        .execute()
+    ).filter((_, i) => i % 37 === 0);
+    const steps = fc.sample(
+      fc.tuple(
+        fc.nat(ids.length - 1),
+        fc.constantFrom("email", "data", "soft delete", "hard delete", "restore"),
+        fc.nat(),
+      ),
+      { numRuns: 120, seed: 5 },
+    );
+    for (const [at, step, n] of steps) {
+      const row = ids[at] as { id: string; subscriber_id: string };
+      if (step === "email") {
+        const email = n % 5 === 0 ? null : `moved${n}@${["big.example", "NEW.example", "tiny.example"][n % 3]}`;
+        await store.subscribers.patch(environmentId, row.subscriber_id, { email });
+      } else if (step === "data") {
+        await store.subscribers.patch(environmentId, row.subscriber_id, { data: { n } });
+      } else if (step === "soft delete") {
+        await server.store.db.updateTable("subscribers").set({ deleted: true }).where("id", "=", row.id).execute();
+      } else if (step === "restore") {
+        await server.store.db.updateTable("subscribers").set({ deleted: false }).where("id", "=", row.id).execute();
+      } else {
+        await server.store.db.deleteFrom("notifications").where("subscriber_id", "=", row.id).execute();
+        await server.store.db.deleteFrom("subscribers").where("id", "=", row.id).execute();
+      }
+    }
+    expect(await kept()).toEqual(await recounted());
+    // Many rows in one statement, as a bulk load or a migration writes them.
+    await server.store.db
+      .updateTable("subscribers")
+      .set({ email: sql`upper(email)` })
+      .where("environment_id", "=", environmentId)
+      .where("email", "like", "%tiny%")
+      .execute();
+    await server.store.db
+      .updateTable("subscribers")
+      .set({ email: sql`replace(email, 'weird', 'odd')` })
+      .where("environment_id", "=", environmentId)
+      .execute();
+    expect(await kept()).toEqual(await recounted());
+  });
+
+  it("answers totalCount and totalCountCapped as a plain ILIKE count does, large domains passing the cap", async () => {
+    const plainCount = async (text: string) =>
+      Number(
+        (
+          await sql<{ n: string }>`
+            SELECT count(*) AS n FROM subscribers
+            WHERE environment_id = ${environmentId} AND NOT deleted AND email ILIKE ${likeContains(text)}`.execute(
+            server.store.db,
+          )
+        ).rows[0]?.n,
+      );
+    // Pieces of addresses in either case (domains, local parts, across the '@'), and terms every domain holds.
+    const term = fc.oneof(
+      fc.tuple(fc.nat(), fc.nat(), fc.nat(), fc.boolean()).map(([row, start, length, upper]) => {
+        const text = addresses[row % addresses.length] as string;
+        const from = start % text.length;
+        const piece = text.slice(from, from + 1 + (length % 12));
+        return upper ? piece.toUpperCase() : piece;
+      }),
+      fc.constantFrom("%", "_", ".", "@", "example", "EXAMPLE.ORG", "big", "e@big.example", "weird", "x@w"),
+    );
+    let overCap = 0;
+    let underCap = 0;
+    await fc.assert(
+      fc.asyncProperty(term, async (text) => {
+        const page = await store.subscribers.search(environmentId, {
+          limit: 10,
+          orderBy: "_id",
+          orderDirection: "DESC",
+          includeCursor: false,
+          email: text,
+        });
+        const expected = await plainCount(text);
+        expect({ totalCount: page.totalCount, totalCountCapped: page.totalCountCapped }).toEqual({
+          totalCount: Math.min(expected, cap),
+          totalCountCapped: expected > cap,
+        });
+        if (expected > cap) overCap++;
+        else if (expected > 0) underCap++;
+      }),
+      { numRuns: 150, seed: 3 },
+    );
+    // Both sides of the cap are compared, not only empty answers.
+    expect(overCap).toBeGreaterThan(20);
+    expect(underCap).toBeGreaterThan(20);
+  });
+
+  it("reads the kept counts for an e-mail filter alone, and the rows when other filters narrow it", async () => {
+    const search = (filters: { email: string; name?: string }) =>
+      store.subscribers.search(environmentId, {
+        limit: 10,
+        orderBy: "_id",
+        orderDirection: "DESC",
+        includeCursor: false,
+        ...filters,
+      });
+    const honest = await search({ email: "tiny.example" });
+    expect(honest.totalCountCapped).toBe(false);
+    // A falsified count shows through: proof that the store consulted it, since the rows alone say otherwise.
+    await sql`UPDATE subscriber_email_domains SET live = 1000000
+      WHERE environment_id = ${environmentId} AND domain = 'tiny.example'`.execute(server.store.db);
+    try {
+      expect(await search({ email: "tiny.example" })).toMatchObject({ totalCount: cap, totalCountCapped: true });
+      // With a name filter too, the domain's subscribers need not match: the rows are counted.
+      expect(await search({ email: "tiny.example", name: "Dom" })).toMatchObject({
+        totalCount: honest.totalCount,
+        totalCountCapped: false,
+      });
+    } finally {
+      await sql`UPDATE subscriber_email_domains d SET live = (
+          SELECT count(*) FROM subscribers s WHERE s.environment_id = d.environment_id AND NOT s.deleted
+            AND split_part(lower(s.email), '@', -1) = d.domain)
+        WHERE environment_id = ${environmentId} AND domain = 'tiny.example'`.execute(server.store.db);
+    }
+    expect(await kept()).toEqual(await recounted());
+  });
+});
