@@ -238,7 +238,7 @@ export function renderMarkdown(results: BenchResults, file: string): string {
     `- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GiB, ${machine.os}; shared with other work, so read ratios, not absolutes.`,
     `- Node ${results.node}; ${database.version}, shared_buffers ${database.sharedBuffers}, on the same machine (loopback).`,
     `- Data: ${number(database.totalSubscribers)} subscribers (${number(database.subscribersMb)} MB with indexes) and ${number(database.totalNotifications)} notifications (${number(database.notificationsMb)} MB); the benchmarked environment holds ${number(context.subscribers)} live subscribers and ${number(context.notifications)} notifications.`,
-    `- Store level: ${settings.iterations} sequential runs per shape after a warm-up. HTTP latency: ${settings.httpCount} requests per shape at a fixed ${settings.httpRate} requests/s (open loop, latency from the moment each request was due), against the server in production mode (request validation on, response validation off). Throughput: autocannon, ${settings.connections} connections, ${settings.seconds} s per run, ${settings.repetitions} interleaved repetitions, medians.`,
+    `- Store level: ${settings.iterations} sequential runs per shape after a warm-up. HTTP latency: ${settings.httpCount} requests per shape at a fixed ${settings.httpRate} requests/s after a warm-up of 10 per shape (open loop, latency from the moment each request was due), against the server in production mode (request validation on, response validation off). Throughput: autocannon, ${settings.connections} connections, ${settings.seconds} s per run, ${settings.repetitions} interleaved repetitions, medians.`,
     "",
     "## Targets",
     "",

@@ -105,6 +105,10 @@ const withValidation: Target = {
   stop: validated.stop,
 };
 log("HTTP latency (fixed rate) per shape");
+// A warm-up, not measured: the server's first requests compile its validators and open the pool's connections.
+for (const shape of shapes) {
+  await fixedRate(withValidation.url, (i) => shape.http(i), { ratePerSecond: settings.httpRate, count: 10, headers });
+}
 const httpResults = [];
 for (const shape of shapes) {
   const run = await fixedRate(withValidation.url, (i) => shape.http(i), {
