@@ -13,6 +13,7 @@ import { sql } from "kysely";
 import { startMock, startServerProcess } from "../scripts/processes.js";
 import { loadConfig } from "../server/config.js";
 import { runIdempotently } from "../server/idempotency.js";
+import { mergeGramIndexesEvery } from "../server/store/gram-index-merges.js";
 import { openStore, type Store } from "../server/store/store.js";
 import { benchContext } from "./context.js";
 import { benchDatabaseUrl } from "./database.js";
@@ -73,7 +74,14 @@ const shapes = benchShapes(ctx);
 log(
   `PostgreSQL: ${ctx.subscribers.toLocaleString("en")} subscribers, ${ctx.notifications.toLocaleString("en")} notifications in the benchmarked environment`,
 );
+// The server's own background work runs beside the store's calls, as it does beside its requests.
+const gramMergeIntervalMs = loadConfig({ DATABASE_URL: databaseUrl }).gramMergeIntervalMs;
+const gramMerges =
+  gramMergeIntervalMs > 0
+    ? mergeGramIndexesEvery(postgres.store.db, gramMergeIntervalMs, (error) => log(`gram merges stopped: ${error}`))
+    : undefined;
 const storeResults = await measureStore(postgres.store, shapes, true);
+gramMerges?.stop();
 const server = await describeDatabase(postgres.store);
 await postgres.close();
 

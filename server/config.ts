@@ -56,6 +56,8 @@ export interface Config {
   statementTimeoutMs: number;
   /** PostgreSQL only: statements sent as named prepared statements, planned once per connection. */
   preparedStatements: boolean;
+  /** PostgreSQL only: how often the gram indexes' pending entries are merged off the request path; 0: never. */
+  gramMergeIntervalMs: number;
   /** Requests doing database work at once in this process, how many may wait for a turn, and for how long. */
   maxInFlight: number;
   maxQueued: number;
@@ -131,6 +133,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxHeaderBytes: integer(env, "MAX_HEADER_BYTES", 16_384, 1024),
     statementTimeoutMs: integer(env, "STATEMENT_TIMEOUT_MS", 5000, 0),
     preparedStatements: boolean(env, "PREPARED_STATEMENTS", true),
+    gramMergeIntervalMs: integer(env, "GRAM_MERGE_INTERVAL_MS", 250, 0),
     maxInFlight,
     maxQueued: integer(env, "MAX_QUEUED", maxInFlight * 4, 0),
     queueTimeoutMs: integer(env, "QUEUE_TIMEOUT_MS", 1000, 1),

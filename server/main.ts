@@ -6,6 +6,7 @@ import { type DemoOptions, defaultDemoOptions, demoApiKey } from "./demo/options
 import { demoWorkingCopy } from "./demo/snapshot.js";
 import { handlers } from "./handlers/index.js";
 import { createHttpServer } from "./http-server.js";
+import { mergeGramIndexesEvery } from "./store/gram-index-merges.js";
 import { openStore, type Store } from "./store/store.js";
 
 /** Loads the demo data into an empty store. */
@@ -82,6 +83,14 @@ export async function runServer(config: Config): Promise<void> {
     600_000,
   );
   cleanupTimer.unref();
+  // PostgreSQL: PATCHes' grams merged into the gram indexes a few times a second rather than inside a request
+  // (server/store/gram-index-merges.ts). PGlite runs on this thread either way.
+  const gramMerges =
+    opened.driver === "postgres" && config.gramMergeIntervalMs > 0
+      ? mergeGramIndexesEvery(store.db, config.gramMergeIntervalMs, (err) =>
+          logger.warn({ err }, "stopped merging the gram indexes' pending entries (GRAM_MERGE_INTERVAL_MS)"),
+        )
+      : undefined;
 
   const app = createApp({ store, handlers, logger, config });
   const server = createHttpServer(app, config, logger).listen(config.port, config.host);
@@ -150,6 +159,7 @@ export async function runServer(config: Config): Promise<void> {
     server.close(async () => {
       clearInterval(drain);
       clearInterval(cleanupTimer);
+      gramMerges?.stop();
       await opened.close();
       logger.info("stopped");
       process.exit(0);

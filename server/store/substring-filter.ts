@@ -9,7 +9,7 @@ import { likeContains } from "./sql-helpers.js";
 
 export type SearchedColumn = "email" | "phone" | "name";
 
-const gramIndexes: Record<SearchedColumn, string> = {
+export const gramIndexes: Record<SearchedColumn, string> = {
   email: "subscribers_email_grams",
   phone: "subscribers_phone_grams",
   name: "subscribers_name_grams",
