@@ -56,7 +56,8 @@ if (!(await store.isEmpty())) {
     await opened.close();
     throw new Error("the database already holds data: pass --reset to replace it");
   }
-  await sql`TRUNCATE idempotency_records, notifications, subscribers, workflows, api_keys, environments, organizations`.execute(
+  // CASCADE: the counts the triggers keep (and anything else that refers to an environment) go with the rows.
+  await sql`TRUNCATE idempotency_records, notifications, subscribers, workflows, api_keys, environments, organizations CASCADE`.execute(
     store.db,
   );
 }
