@@ -21,6 +21,7 @@ interface PlanNode {
   "Index Name"?: string;
   "Relation Name"?: string;
   "Actual Rows"?: number;
+  "Actual Loops"?: number;
   "Shared Hit Blocks"?: number;
   "Shared Read Blocks"?: number;
   Plans?: PlanNode[];
@@ -44,7 +45,9 @@ export class QueryCapture {
   }
 }
 
+/** Visits the nodes that ran: a branch PostgreSQL never executed (a CASE's other arm, a pruned partition) reads nothing. */
 function walk(node: PlanNode, visit: (node: PlanNode) => void) {
+  if (node["Actual Loops"] === 0) return;
   visit(node);
   for (const child of node.Plans ?? []) walk(child, visit);
 }

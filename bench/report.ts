@@ -250,7 +250,7 @@ export function renderMarkdown(results: BenchResults, file: string): string {
     "",
     "## Store level (PostgreSQL)",
     "",
-    "Milliseconds per call of the store method the handler calls (all of its statements). Plans: the indexes each statement uses (EXPLAIN ANALYZE execution time, shared buffers touched); a sequential scan is shown in bold.",
+    "Milliseconds per call of the store method the handler calls (all of its statements). Plans: the indexes each statement reads in the plan nodes that ran (EXPLAIN ANALYZE execution time, shared buffers touched); a sequential scan is shown in bold.",
     "",
     row(["Shape", "p50", "p90", "p99", "Plan per statement"]),
     row(["---", "---:", "---:", "---:", "---"]),

@@ -150,6 +150,7 @@ log(
 );
 
 const patchShape = shapeById("patch.data");
+let aloneKeys = 0;
 /** Each operation of the throughput table: its HTTP request, and the store's work for it (the "PostgreSQL alone" column). */
 const operations: {
   name: string;
@@ -181,7 +182,9 @@ const operations: {
         store,
         {
           environmentId: ctx.environmentId,
-          key: `alone-${process.pid}-${i}`,
+          // A new key on every call: each repetition counts i from 0 again, and a reused key with another body
+          // is an error (it made most of the PostgreSQL-alone PATCHes of a repetition fail at once).
+          key: `alone-${process.pid}-${aloneKeys++}`,
           method: "PATCH",
           path,
           body: JSON.parse(body ?? "{}"),
