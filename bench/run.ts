@@ -74,14 +74,15 @@ const shapes = benchShapes(ctx);
 log(
   `PostgreSQL: ${ctx.subscribers.toLocaleString("en")} subscribers, ${ctx.notifications.toLocaleString("en")} notifications in the benchmarked environment`,
 );
+const serverEnv = { DATABASE_URL: databaseUrl, NODE_ENV: "production", SEED_DEMO_DATA: "false" };
+/** The settings the benchmarked server runs with (its defaults: serverEnv sets none of the tuning ones). */
+const serverConfig = loadConfig(serverEnv);
 // The server's own background work runs beside the store's calls, as it does beside its requests.
-const gramMergeIntervalMs = loadConfig({ DATABASE_URL: databaseUrl }).gramMergeIntervalMs;
-const gramMerges =
-  gramMergeIntervalMs > 0
-    ? mergeGramIndexesEvery(postgres.store.db, gramMergeIntervalMs, (error) => log(`gram merges stopped: ${error}`))
-    : undefined;
+const gramMerges = mergeGramIndexesEvery(postgres.store.db, serverConfig.gramMergeIntervalMs, (error) =>
+  log(`gram merges stopped: ${error}`),
+);
 const storeResults = await measureStore(postgres.store, shapes, true);
-gramMerges?.stop();
+gramMerges.stop();
 const server = await describeDatabase(postgres.store);
 await postgres.close();
 
@@ -102,9 +103,6 @@ if (values.pglite) {
 
 // --- HTTP ----------------------------------------------------------------------------------------------------------
 const headers = { authorization: `ApiKey ${ctx.apiKey}` };
-const serverEnv = { DATABASE_URL: databaseUrl, NODE_ENV: "production", SEED_DEMO_DATA: "false" };
-/** The settings the benchmarked server runs with (its defaults: serverEnv sets none of the tuning ones). */
-const serverConfig = loadConfig(serverEnv);
 const validated = await startServerProcess(serverEnv);
 const withValidation: Target = {
   name: "server",

@@ -86,7 +86,7 @@ export async function runServer(config: Config): Promise<void> {
   // PostgreSQL: PATCHes' grams merged into the gram indexes a few times a second rather than inside a request
   // (server/store/gram-index-merges.ts). PGlite runs on this thread either way.
   const gramMerges =
-    opened.driver === "postgres" && config.gramMergeIntervalMs > 0
+    opened.driver === "postgres"
       ? mergeGramIndexesEvery(store.db, config.gramMergeIntervalMs, (err) =>
           logger.warn({ err }, "stopped merging the gram indexes' pending entries (GRAM_MERGE_INTERVAL_MS)"),
         )

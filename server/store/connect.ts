@@ -56,12 +56,11 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   }
   if (options.databaseUrl) {
     const kysely = (connectionString: string) => {
-      const config: pg.PoolConfig = {
+      const pool = new pg.Pool({
         connectionString,
         max: options.poolSize ?? 10,
         ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
-      };
-      const pool = new pg.Pool(config);
+      });
       if (options.preparedStatements !== false) prepareStatements(pool);
       pool.on("error", (error) => options.onIdleConnectionError?.(error));
       return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: options.log });

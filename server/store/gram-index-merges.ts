@@ -20,8 +20,9 @@ export async function mergeGramIndexes(db: Kysely<Database>): Promise<number> {
 }
 
 /**
- * Merges every `intervalMs`, one merge at a time, until stopped. A failure is reported once and ends the loop (the
- * usual one: the server's database role does not own the indexes, which merging requires).
+ * Merges every `intervalMs`, one merge at a time, until stopped; never when `intervalMs` is 0
+ * (GRAM_MERGE_INTERVAL_MS=0). A failure is reported once and ends the loop (the usual one: the server's database role
+ * does not own the indexes, which merging requires).
  */
 export function mergeGramIndexesEvery(
   db: Kysely<Database>,
@@ -31,7 +32,7 @@ export function mergeGramIndexesEvery(
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const next = () => {
-    if (stopped) return;
+    if (stopped || intervalMs <= 0) return;
     timer = setTimeout(() => {
       mergeGramIndexes(db).then(next, (error) => {
         if (!stopped) onError(error);

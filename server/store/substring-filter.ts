@@ -1,6 +1,7 @@
 /**
- * The case-insensitive substring filters (in the schema, 001_schema.sql): `column_search LIKE lower(pattern)`, which answers exactly as
- * `column ILIKE pattern`, plus, for a term with a rare 3-gram, a condition on the rarest grams that a GIN index serves.
+ * The case-insensitive substring filters (in the schema, 001_schema.sql): `column_search LIKE lower(pattern)`, which
+ * answers exactly as `column ILIKE pattern`, plus, for a term with a rare 3-gram, a condition on the rarest grams that
+ * a GIN index serves.
  * Which grams are chosen changes only the speed, never the rows: the SQL keeps only grams of the term itself.
  */
 import { type Expression, type Kysely, type SqlBool, sql } from "kysely";

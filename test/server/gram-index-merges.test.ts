@@ -61,6 +61,17 @@ describe.each(drivers)("merging the gram indexes' pending entries (%s)", (driver
     expect(await mergeGramIndexes(server.store.db)).toBeGreaterThan(0);
     expect(errors).toEqual([]);
   });
+
+  it("never merges with an interval of 0 (GRAM_MERGE_INTERVAL_MS=0)", async () => {
+    const loop = mergeGramIndexesEvery(server.store.db, 0, () => {});
+    try {
+      await patchSome(4);
+      await pause(300);
+      expect(await mergeGramIndexes(server.store.db)).toBeGreaterThan(0);
+    } finally {
+      loop.stop();
+    }
+  });
 });
 
 it("reports a failure once and stops merging", async () => {
