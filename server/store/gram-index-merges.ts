@@ -10,11 +10,11 @@
  */
 import { type Kysely, sql } from "kysely";
 import type { Database } from "./schema.js";
-import { gramIndexes } from "./substring-filter.js";
+import { substringIndexes } from "./substring-filter.js";
 
 /** Merges every gram index's pending list; returns how many pending pages it merged. */
 export async function mergeGramIndexes(db: Kysely<Database>): Promise<number> {
-  const merges = Object.values(gramIndexes).map((index) => sql`gin_clean_pending_list(${index}::regclass)`);
+  const merges = substringIndexes.map((index) => sql`gin_clean_pending_list(${index}::regclass)`);
   const { rows } = await sql<{ pages: string }>`SELECT ${sql.join(merges, sql` + `)} AS pages`.execute(db);
   return Number(rows[0]?.pages ?? 0);
 }

@@ -37,7 +37,7 @@ export interface SubscribersTable {
   avatar: string | null;
   locale: string | null;
   timezone: string | null;
-  /** Generated lowercase copies that the substring filters search (migration 004). */
+  /** Generated lowercase copies that the substring filters search. */
   email_search: ColumnType<string | null, never, never>;
   phone_search: ColumnType<string | null, never, never>;
   name_search: ColumnType<string, never, never>;
@@ -91,6 +91,14 @@ export interface SubscriberEmailDomainsTable {
   live: ColumnType<string, never, never>;
 }
 
+/** Live subscribers per gram of one to three characters of each searched column, kept by triggers (migration 004). */
+export interface SubscriberSearchGramCountsTable {
+  environment_id: string;
+  searched: "email" | "phone" | "name";
+  gram: string;
+  live: ColumnType<string, never, never>;
+}
+
 /** How many notifications carry each filter term, per environment, kept by triggers. */
 export interface NotificationTermCountsTable {
   environment_id: string;
@@ -129,6 +137,7 @@ export interface Database {
   notifications: NotificationsTable;
   subscriber_counts: SubscriberCountsTable;
   subscriber_email_domains: SubscriberEmailDomainsTable;
+  subscriber_search_gram_counts: SubscriberSearchGramCountsTable;
   notification_term_counts: NotificationTermCountsTable;
   idempotency_records: IdempotencyRecordsTable;
   rate_limit_buckets: RateLimitBucketsTable;

@@ -1,4 +1,12 @@
-import { type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, sql } from "kysely";
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type Selectable,
+  type SelectQueryBuilder,
+  type SqlBool,
+  sql,
+} from "kysely";
 import type { ChannelSettings, PatchSubscriberRequest, Subscriber } from "../../generated/schema.js";
 import { prepared } from "./prepared-statements.js";
 import type { Database, SubscribersTable } from "./schema.js";
@@ -96,6 +104,25 @@ export function toSubscriber(row: Row): Subscriber {
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),
   };
+}
+
+/** The longest gram whose live subscribers are kept counted (migration 004). */
+const maxKeptGram = 3;
+
+function substringTerms(query: SubscriberSearch): [SearchedColumn, string][] {
+  return (["email", "phone", "name"] as const).flatMap((column) => {
+    const term = query[column];
+    return term === undefined ? [] : [[column, term] as [SearchedColumn, string]];
+  });
+}
+
+/** The search's only filter, when it is a substring term of one to three characters: its count is kept. */
+function loneShortTerm(query: SubscriberSearch): [SearchedColumn, string] | undefined {
+  const terms = substringTerms(query);
+  const [only] = terms;
+  if (terms.length !== 1 || query.subscriberId !== undefined || !only) return undefined;
+  const length = [...only[1].toLowerCase()].length;
+  return length >= 1 && length <= maxKeptGram ? only : undefined;
 }
 
 export class SubscriberStore {
@@ -214,6 +241,8 @@ export class SubscriberStore {
       .limit(cap + 1)
       .as("limited");
     const counted = this.reads.selectFrom(limited).select(sql<number>`count(*)::int`.as("n"));
+    const lone = loneShortTerm(query);
+    if (lone) return capped(await this.keptGramCount(environmentId, lone, counted));
     const emailOnly =
       query.email !== undefined && [query.phone, query.name, query.subscriberId].every((v) => v === undefined);
     if (!emailOnly) return capped((await counted.executeTakeFirstOrThrow()).n);
@@ -231,6 +260,29 @@ export class SubscriberStore {
     return capped(Number(row.n));
   }
 
+  /**
+   * How many live subscribers hold a term of up to three characters in a searched column: the kept count of that gram
+   * (migration 004), which is exactly the search's count. Should the database's lower() make the term longer than
+   * JavaScript's did, the rows are counted instead.
+   */
+  private async keptGramCount(
+    environmentId: string,
+    [column, term]: [SearchedColumn, string],
+    counted: SelectQueryBuilder<Database, never, { n: number }>,
+  ): Promise<number> {
+    const kept = this.reads
+      .selectFrom("subscriber_search_gram_counts")
+      .select(sql<string>`coalesce(sum(live), 0)`.as("live"))
+      .where("environment_id", "=", environmentId)
+      .where("searched", "=", column)
+      .where("gram", "=", sql<string>`lower(${term})`);
+    const short = sql<SqlBool>`char_length(lower(${term})) BETWEEN 1 AND ${sql.lit(maxKeptGram)}`;
+    const row = await this.reads
+      .selectNoFrom(sql<string>`CASE WHEN ${short} THEN (${kept}) ELSE (${counted}) END`.as("n"))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   private filters(eb: Where, environmentId: string, query: SubscriberSearch): Expression<SqlBool>[] {
     const conditions = [eb("environment_id", "=", environmentId), eb("deleted", "=", false)];
     if (query.subscriberId !== undefined) conditions.push(eb("subscriber_id", "=", query.subscriberId));
@@ -239,11 +291,10 @@ export class SubscriberStore {
 
   /** The case-insensitive substring filters (substring-filter.ts); they read the gram statistics, hence apart. */
   private async substringConditions(query: SubscriberSearch): Promise<Expression<SqlBool>[]> {
-    const terms = (["email", "phone", "name"] as const satisfies SearchedColumn[]).flatMap((column) => {
-      const term = query[column];
-      return term === undefined ? [] : [[column, term] as const];
-    });
-    return Promise.all(terms.map(([column, term]) => this.substring.condition("subscribers", column, term)));
+    const countKept = loneShortTerm(query) !== undefined;
+    return Promise.all(
+      substringTerms(query).map(([column, term]) => this.substring.condition("subscribers", column, term, countKept)),
+    );
   }
 
   async findBySubscriberId(environmentId: string, subscriberId: string): Promise<Subscriber | undefined> {

@@ -1,8 +1,9 @@
 /**
- * The substring filters' access path (migration 004, server/store/substring-filter.ts) against a plain scan: for
- * random terms, the subscriber search (`email`, `phone`, `name`) and the notification list (`search`) return exactly
- * the rows that `ILIKE '%term%'` over the original columns returns, whichever way the store reaches them: the rarest
- * grams with the gram statistics, every term as common (LIKE alone), or every term as rare (grams always).
+ * The substring filters' access paths (001_schema.sql and migration 004, server/store/substring-filter.ts) against a
+ * plain scan: for random terms, the subscriber search (`email`, `phone`, `name`) and the notification list (`search`)
+ * return exactly the rows that `ILIKE '%term%'` over the original columns returns, whichever way the store reaches
+ * them: the rarest grams (or a two-character term's own 2-gram) with the gram statistics, every term as common (LIKE
+ * alone), or every term as rare (grams always). A lone term of up to three characters is counted by its kept count.
  */
 import fc from "fast-check";
 import { sql } from "kysely";

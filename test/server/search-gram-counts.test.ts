@@ -1,0 +1,259 @@
+/**
+ * Terms of one to three characters (migration 004): the kept count of live subscribers per gram of each searched
+ * column stays equal to a recount (made here in JavaScript from the stored lowercase copies) through inserts, PATCHes,
+ * soft and hard deletes and bulk updates; a PATCH of `data` alone writes no count; a search with one short term
+ * answers `totalCount` and `totalCountCapped` as a plain ILIKE count does, on both sides of the cap; and the store does
+ * read the kept count for a lone short term, and only then (a falsified count shows through).
+ */
+import fc from "fast-check";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { likeContains } from "../../server/store/sql-helpers.js";
+import { Store } from "../../server/store/store.js";
+import { drivers } from "../support/databases.js";
+import { startTestServer, type TestServer } from "../support/server.js";
+
+const cap = 60;
+const columns = ["email", "phone", "name"] as const;
+type Column = (typeof columns)[number];
+
+// Short values over a small alphabet, so that grams repeat across rows and many terms pass the cap.
+const syllables = ["an", "Bo", "ka", "LI", "ne", "ro", "Sa", "tu", "é", "1", "42", ".", "_", "%", " "];
+const text = (min: number, max: number) =>
+  fc.array(fc.constantFrom(...syllables), { minLength: min, maxLength: max }).map((parts) => parts.join(""));
+
+/** Every distinct gram of one to three characters of a value, by code point, as PostgreSQL's substr counts them. */
+function shortGrams(value: string): Set<string> {
+  const chars = [...value];
+  const grams = new Set<string>();
+  for (let length = 1; length <= 3; length++) {
+    for (let at = 0; at + length <= chars.length; at++) grams.add(chars.slice(at, at + length).join(""));
+  }
+  return grams;
+}
+
+const byKey = (a: { searched: string; gram: string }, b: { searched: string; gram: string }) =>
+  a.searched.localeCompare(b.searched) || (a.gram < b.gram ? -1 : a.gram > b.gram ? 1 : 0);
+
+describe.each(drivers)("kept counts of short substring terms (%s)", (driver) => {
+  let server: TestServer;
+  let store: Store;
+  let environmentId: string;
+  let organizationId: string;
+
+  const kept = async () =>
+    (
+      await sql<{ searched: string; gram: string; live: string }>`
+        SELECT searched, gram, live FROM subscriber_search_gram_counts
+        WHERE environment_id = ${environmentId} AND live <> 0`.execute(server.store.db)
+    ).rows
+      .map((row) => ({ searched: row.searched, gram: row.gram, live: Number(row.live) }))
+      .sort(byKey);
+  const recounted = async () => {
+    const rows = await server.store.db
+      .selectFrom("subscribers")
+      .select(["email_search", "phone_search", "name_search"])
+      .where("environment_id", "=", environmentId)
+      .where("deleted", "=", false)
+      .execute();
+    const counts = new Map<string, { searched: string; gram: string; live: number }>();
+    for (const row of rows) {
+      for (const column of columns) {
+        const value = row[`${column}_search`];
+        if (value === null) continue;
+        for (const gram of shortGrams(value)) {
+          const key = JSON.stringify([column, gram]);
+          const entry = counts.get(key) ?? { searched: column, gram, live: 0 };
+          entry.live++;
+          counts.set(key, entry);
+        }
+      }
+    }
+    return [...counts.values()].sort(byKey);
+  };
+  const plainCount = async (column: Column, term: string) => {
+    const target =
+      column === "name" ? sql`coalesce(first_name, '') || ' ' || coalesce(last_name, '')` : sql.ref(column);
+    const { rows } = await sql<{ n: string }>`
+      SELECT count(*) AS n FROM subscribers
+      WHERE environment_id = ${environmentId} AND NOT deleted AND ${target} ILIKE ${likeContains(term)}`.execute(
+      server.store.db,
+    );
+    return Number(rows[0]?.n);
+  };
+  const bothCount = async (name: string, email: string) => {
+    const { rows } = await sql<{ n: string }>`
+      SELECT count(*) AS n FROM subscribers WHERE environment_id = ${environmentId} AND NOT deleted
+        AND name_search LIKE ${likeContains(name)} AND email_search LIKE ${likeContains(email)}`.execute(
+      server.store.db,
+    );
+    return Number(rows[0]?.n);
+  };
+  const search = (filters: Partial<Record<Column | "subscriberId", string>>) =>
+    store.subscribers.search(environmentId, {
+      limit: 10,
+      orderBy: "_id",
+      orderDirection: "DESC",
+      includeCursor: false,
+      ...filters,
+    });
+
+  beforeAll(async () => {
+    server = await startTestServer({ driver });
+    environmentId = server.production.environmentId;
+    organizationId = (
+      await server.store.db
+        .selectFrom("environments")
+        .select("organization_id")
+        .where("id", "=", environmentId)
+        .executeTakeFirstOrThrow()
+    ).organization_id;
+    const values = fc.sample(fc.tuple(text(1, 4), text(0, 3), text(0, 3), text(0, 3), fc.nat()), {
+      numRuns: 300,
+      seed: 17,
+    });
+    // One statement, as a bulk load writes them: the insert trigger sees all the rows at once.
+    await server.store.db
+      .insertInto("subscribers")
+      .values(
+        values.map(([local, domain, first, last, n], i) => ({
+          id: `c0ffee${i.toString(16).padStart(18, "0")}`,
+          environment_id: environmentId,
+          organization_id: organizationId,
+          subscriber_id: `gram-${i}`,
+          email: n % 6 === 0 ? null : `${local}@${domain}`,
+          phone: n % 4 === 0 ? null : `+${n % 1000}`,
+          first_name: n % 5 === 0 ? null : first,
+          last_name: last,
+          channels: "[]",
+          topics: [],
+          created_at: new Date(),
+          updated_at: new Date(),
+        })),
+      )
+      .execute();
+    store = new Store(server.store.db, { totalCountCap: cap });
+  }, 120_000);
+  afterAll(() => server?.close());
+
+  it("keeps the count of each gram equal to a recount through inserts, PATCHes and deletes", async () => {
+    expect(await kept()).toEqual(await recounted());
+    const ids = (
+      await server.store.db
+        .selectFrom("subscribers")
+        .select(["id", "subscriber_id"])
+        .where("environment_id", "=", environmentId)
+        .orderBy("id")
+        .execute()
+    ).filter((_, i) => i % 3 === 0);
+    const steps = fc.sample(
+      fc.tuple(
+        fc.nat(ids.length - 1),
+        fc.constantFrom("email", "name", "phone", "data", "soft delete", "hard delete", "restore"),
+        text(0, 3),
+        fc.nat(),
+      ),
+      { numRuns: 120, seed: 8 },
+    );
+    for (const [at, step, value, n] of steps) {
+      const row = ids[at] as { id: string; subscriber_id: string };
+      const subscribers = store.subscribers;
+      if (step === "email") await subscribers.patch(environmentId, row.subscriber_id, { email: `${value}@x.io` });
+      else if (step === "name") {
+        await subscribers.patch(
+          environmentId,
+          row.subscriber_id,
+          n % 3 === 0 ? { lastName: null } : { firstName: value },
+        );
+      } else if (step === "phone") {
+        await subscribers.patch(environmentId, row.subscriber_id, { phone: n % 4 === 0 ? null : `+1${n % 999}` });
+      } else if (step === "data") await subscribers.patch(environmentId, row.subscriber_id, { data: { n } });
+      else if (step === "soft delete" || step === "restore") {
+        await server.store.db
+          .updateTable("subscribers")
+          .set({ deleted: step === "soft delete" })
+          .where("id", "=", row.id)
+          .execute();
+      } else {
+        await server.store.db.deleteFrom("notifications").where("subscriber_id", "=", row.id).execute();
+        await server.store.db.deleteFrom("subscribers").where("id", "=", row.id).execute();
+      }
+    }
+    expect(await kept()).toEqual(await recounted());
+    // Many rows in one statement, some changing and some not.
+    await server.store.db
+      .updateTable("subscribers")
+      .set({ last_name: sql`upper(last_name)`, email: sql`replace(email, 'an', 'AN')` })
+      .where("environment_id", "=", environmentId)
+      .execute();
+    expect(await kept()).toEqual(await recounted());
+  });
+
+  it("writes no count for a PATCH that changes no searched column", async () => {
+    const versions = async () =>
+      (
+        await sql<{ gram: string; version: string }>`
+          SELECT searched || ' ' || gram AS gram, xmin::text AS version FROM subscriber_search_gram_counts
+          WHERE environment_id = ${environmentId} ORDER BY 1`.execute(server.store.db)
+      ).rows;
+    const before = await versions();
+    await store.subscribers.patch(environmentId, "gram-1", { data: { untouched: true }, locale: "fr_FR" });
+    expect(await versions()).toEqual(before);
+    // A changed name does write: the same check would see that.
+    await store.subscribers.patch(environmentId, "gram-1", { firstName: "Zyzzyva" });
+    expect(await versions()).not.toEqual(before);
+  });
+
+  it("answers totalCount and totalCountCapped for a lone short term as a plain ILIKE count does", async () => {
+    const counts = await recounted();
+    const grams = [...new Set(counts.map((entry) => entry.gram))];
+    const common = [...new Set(counts.filter((entry) => entry.live > cap).map((entry) => entry.gram))];
+    const term = fc.oneof(
+      fc.constantFrom(...grams),
+      fc.constantFrom(...common),
+      fc.constantFrom(...grams).map((gram) => gram.toUpperCase()),
+      text(1, 2).filter((value) => [...value].length <= 3),
+    );
+    let overCap = 0;
+    let underCap = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...columns), term, async (column, value) => {
+        const page = await search({ [column]: value });
+        const expected = await plainCount(column, value);
+        expect({ totalCount: page.totalCount, totalCountCapped: page.totalCountCapped }).toEqual({
+          totalCount: Math.min(expected, cap),
+          totalCountCapped: expected > cap,
+        });
+        if (expected > cap) overCap++;
+        else if (expected > 0) underCap++;
+      }),
+      { numRuns: 200, seed: 4 },
+    );
+    expect(overCap).toBeGreaterThan(20);
+    expect(underCap).toBeGreaterThan(20);
+  });
+
+  it("reads the kept count for a lone term of up to three characters, and the rows otherwise", async () => {
+    // A gram of the names that some, but fewer than the cap, hold.
+    const { gram } = (await recounted()).find(
+      (entry) => entry.searched === "name" && [...entry.gram].length === 3 && entry.live < cap / 2,
+    ) ?? { gram: "" };
+    const honest = await search({ name: gram });
+    expect(honest.totalCount).toBeGreaterThan(0);
+    const falsify = (by: number) =>
+      sql`UPDATE subscriber_search_gram_counts SET live = live + ${by}
+        WHERE environment_id = ${environmentId} AND searched = 'name' AND gram = ${gram}`.execute(server.store.db);
+    await falsify(7);
+    try {
+      // A falsified count shows through: proof that the store consulted it, since the rows alone say otherwise.
+      expect((await search({ name: gram.toUpperCase() })).totalCount).toBe(honest.totalCount + 7);
+      // With a second filter the kept count says nothing of the intersection: the rows are counted.
+      const narrowed = await search({ name: gram, email: "@" });
+      expect(narrowed.totalCount).toBe(await bothCount(gram, "@"));
+      expect(narrowed.totalCount).toBeLessThan(honest.totalCount + 7);
+    } finally {
+      await falsify(-7);
+    }
+    expect(await kept()).toEqual(await recounted());
+  });
+});
