@@ -41,10 +41,10 @@ CREATE TABLE subscriber_search_gram_counts (
   PRIMARY KEY (environment_id, searched, gram)
 );
 
--- The grams of the searched columns of a set of rows, +1 (or -1) per row that holds each.
+-- The grams of one row's searched columns, one row per column and gram.
 -- Arguments: environment_id, email_search, phone_search, name_search.
-CREATE FUNCTION subscriber_search_grams(char(24), text, text, text) RETURNS TABLE (environment_id char(24), searched text, gram text) LANGUAGE sql IMMUTABLE
-  PARALLEL SAFE AS $$
+CREATE FUNCTION subscriber_search_grams(char(24), text, text, text)
+  RETURNS TABLE (environment_id char(24), searched text, gram text) LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT $1, column_value.searched, gram
   FROM (VALUES ('email', $2), ('phone', $3), ('name', $4)) AS column_value (searched, value),
     substring_short_grams(column_value.value) AS gram
