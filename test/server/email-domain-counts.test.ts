@@ -11,6 +11,13 @@ import { likeContains } from "../../server/store/sql-helpers.js";
 import { Store } from "../../server/store/store.js";
 import { drivers } from "../support/databases.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import {
+  changeRow,
+  everyNthSubscriber,
+  organizationOf,
+  type RowChange,
+  rowChanges,
+} from "../support/subscriber-rows.js";
 
 const cap = 1000;
 // Two domains over the 1,000 subscribers the partial index reads, one in mixed case; a tail of small ones.
@@ -55,13 +62,7 @@ describe.each(drivers)("e-mail domain counts (%s)", (driver) => {
   beforeAll(async () => {
     server = await startTestServer({ driver });
     environmentId = server.production.environmentId;
-    organizationId = (
-      await server.store.db
-        .selectFrom("environments")
-        .select("organization_id")
-        .where("id", "=", environmentId)
-        .executeTakeFirstOrThrow()
-    ).organization_id;
+    organizationId = await organizationOf(server.store.db, environmentId);
     for (const [index, [domain, count]] of domains.entries()) await insert(`d${index}aa`, domain, count);
     store = new Store(server.store.db, { totalCountCap: cap });
     addresses = (
@@ -77,18 +78,11 @@ describe.each(drivers)("e-mail domain counts (%s)", (driver) => {
 
   it("keeps the count of each domain equal to a recount through inserts, PATCHes and deletes", async () => {
     expect(await kept()).toEqual(await recounted());
-    const ids = (
-      await server.store.db
-        .selectFrom("subscribers")
-        .select(["id", "subscriber_id"])
-        .where("environment_id", "=", environmentId)
-        .orderBy("id")
-        .execute()
-    ).filter((_, i) => i % 37 === 0);
+    const ids = await everyNthSubscriber(server.store.db, environmentId, 37);
     const steps = fc.sample(
       fc.tuple(
         fc.nat(ids.length - 1),
-        fc.constantFrom("email", "data", "soft delete", "hard delete", "restore"),
+        fc.constantFrom<"email" | "data" | RowChange>("email", "data", ...rowChanges),
         fc.nat(),
       ),
       { numRuns: 120, seed: 5 },
@@ -100,13 +94,8 @@ describe.each(drivers)("e-mail domain counts (%s)", (driver) => {
         await store.subscribers.patch(environmentId, row.subscriber_id, { email });
       } else if (step === "data") {
         await store.subscribers.patch(environmentId, row.subscriber_id, { data: { n } });
-      } else if (step === "soft delete") {
-        await server.store.db.updateTable("subscribers").set({ deleted: true }).where("id", "=", row.id).execute();
-      } else if (step === "restore") {
-        await server.store.db.updateTable("subscribers").set({ deleted: false }).where("id", "=", row.id).execute();
       } else {
-        await server.store.db.deleteFrom("notifications").where("subscriber_id", "=", row.id).execute();
-        await server.store.db.deleteFrom("subscribers").where("id", "=", row.id).execute();
+        await changeRow(server.store.db, row.id, step);
       }
     }
     expect(await kept()).toEqual(await recounted());

@@ -12,6 +12,13 @@ import { likeContains } from "../../server/store/sql-helpers.js";
 import { Store } from "../../server/store/store.js";
 import { drivers } from "../support/databases.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import {
+  changeRow,
+  everyNthSubscriber,
+  organizationOf,
+  type RowChange,
+  rowChanges,
+} from "../support/subscriber-rows.js";
 
 const cap = 60;
 const columns = ["email", "phone", "name"] as const;
@@ -101,13 +108,7 @@ describe.each(drivers)("kept counts of short substring terms (%s)", (driver) => 
   beforeAll(async () => {
     server = await startTestServer({ driver });
     environmentId = server.production.environmentId;
-    organizationId = (
-      await server.store.db
-        .selectFrom("environments")
-        .select("organization_id")
-        .where("id", "=", environmentId)
-        .executeTakeFirstOrThrow()
-    ).organization_id;
+    organizationId = await organizationOf(server.store.db, environmentId);
     const values = fc.sample(fc.tuple(text(1, 4), text(0, 3), text(0, 3), text(0, 3), fc.nat()), {
       numRuns: 300,
       seed: 17,
@@ -138,18 +139,17 @@ describe.each(drivers)("kept counts of short substring terms (%s)", (driver) => 
 
   it("keeps the count of each gram equal to a recount through inserts, PATCHes and deletes", async () => {
     expect(await kept()).toEqual(await recounted());
-    const ids = (
-      await server.store.db
-        .selectFrom("subscribers")
-        .select(["id", "subscriber_id"])
-        .where("environment_id", "=", environmentId)
-        .orderBy("id")
-        .execute()
-    ).filter((_, i) => i % 3 === 0);
+    const ids = await everyNthSubscriber(server.store.db, environmentId, 3);
     const steps = fc.sample(
       fc.tuple(
         fc.nat(ids.length - 1),
-        fc.constantFrom("email", "name", "phone", "data", "soft delete", "hard delete", "restore"),
+        fc.constantFrom<"email" | "name" | "phone" | "data" | RowChange>(
+          "email",
+          "name",
+          "phone",
+          "data",
+          ...rowChanges,
+        ),
         text(0, 3),
         fc.nat(),
       ),
@@ -168,16 +168,7 @@ describe.each(drivers)("kept counts of short substring terms (%s)", (driver) => 
       } else if (step === "phone") {
         await subscribers.patch(environmentId, row.subscriber_id, { phone: n % 4 === 0 ? null : `+1${n % 999}` });
       } else if (step === "data") await subscribers.patch(environmentId, row.subscriber_id, { data: { n } });
-      else if (step === "soft delete" || step === "restore") {
-        await server.store.db
-          .updateTable("subscribers")
-          .set({ deleted: step === "soft delete" })
-          .where("id", "=", row.id)
-          .execute();
-      } else {
-        await server.store.db.deleteFrom("notifications").where("subscriber_id", "=", row.id).execute();
-        await server.store.db.deleteFrom("subscribers").where("id", "=", row.id).execute();
-      }
+      else await changeRow(server.store.db, row.id, step);
     }
     expect(await kept()).toEqual(await recounted());
     // Many rows in one statement, some changing and some not.
