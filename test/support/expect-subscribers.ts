@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import type { DemoEnvironment } from "../../server/demo/generate.js";
 import type { SubscriberRow } from "../../server/store/rows.js";
 
@@ -20,4 +21,20 @@ export function expectedSubscribers(
       if (primary !== 0) return sign * primary;
       return sign * (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
     });
+}
+
+/**
+ * Expects a search's `totalCount` and `totalCountCapped` to be what counting `rows` matches says under `cap`, and
+ * returns which side of the cap the count was on, so that a property can show it compared both.
+ */
+export function expectCappedCount(
+  page: { totalCount: number; totalCountCapped: boolean },
+  rows: number,
+  cap: number,
+): "over" | "under" | "none" {
+  expect({ totalCount: page.totalCount, totalCountCapped: page.totalCountCapped }).toEqual({
+    totalCount: Math.min(rows, cap),
+    totalCountCapped: rows > cap,
+  });
+  return rows > cap ? "over" : rows > 0 ? "under" : "none";
 }
