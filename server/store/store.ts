@@ -20,8 +20,8 @@ export interface StoreTuning {
   totalCountCap: number;
   /** See notifications.ts: a term filter matching at most this many notifications collects its matches. */
   rareTermLimit?: number;
-  /** See substring-filter.ts: a term whose rarest gram is in this share of rows is searched without the grams. */
-  substringCommonShare?: number | { count: number; page: number };
+  /** See substring-filter.ts: a term whose rarest 3-gram is in this share of rows is searched without the grams. */
+  substringCommonShare?: number;
 }
 
 /** Every query the service makes, over one database connection or one transaction. */

@@ -144,16 +144,10 @@ export class SubscriberStore {
     const column = sortColumns[query.orderBy];
     const ascending = query.orderDirection === "ASC";
     const cursorId = query.after ?? query.before;
-    // The page and the count may reach the same rows different ways (substring-filter.ts): a page of a term held by a
-    // few percent of the rows is found by walking in page order, while its count reads them through the gram index.
-    const [pageSubstring, countSubstring] = await Promise.all([
-      this.substringConditions(query, "page"),
-      this.substringConditions(query, "count"),
-    ]);
-    const matching = (eb: Where) => eb.and([...this.filters(eb, environmentId, query), ...pageSubstring]);
-    const counted = (eb: Where) => eb.and([...this.filters(eb, environmentId, query), ...countSubstring]);
+    const substring = await this.substringConditions(query);
+    const matching = (eb: Where) => eb.and([...this.filters(eb, environmentId, query), ...substring]);
     // The count does not depend on the page: it runs beside it, on another connection of the pool.
-    const counting = this.count(environmentId, query, counted);
+    const counting = this.count(environmentId, query, matching);
     counting.catch(() => {}); // awaited below; this only keeps an early return from leaving it unhandled
     // Rows strictly after (or before) a sort key, in the page's direction.
     const beyond = (eb: Where, key: readonly [unknown, string], forward: boolean, inclusive = false) => {
@@ -296,11 +290,10 @@ export class SubscriberStore {
   }
 
   /** The case-insensitive substring filters (substring-filter.ts); they read the gram statistics, hence apart. */
-  private async substringConditions(query: SubscriberSearch, use: "page" | "count"): Promise<Expression<SqlBool>[]> {
-    // A lone short term's count is kept: its conditions never count rows.
-    const pageOnly = use === "page" || loneShortTerm(query) !== undefined;
+  private async substringConditions(query: SubscriberSearch): Promise<Expression<SqlBool>[]> {
+    const countKept = loneShortTerm(query) !== undefined;
     return Promise.all(
-      substringTerms(query).map(([column, term]) => this.substring.condition("subscribers", column, term, pageOnly)),
+      substringTerms(query).map(([column, term]) => this.substring.condition("subscribers", column, term, countKept)),
     );
   }
 

@@ -35,9 +35,9 @@ const gramsPerTerm = 3;
  */
 const commonShare = 0.1;
 /**
- * The same for a condition that finds a page and counts nothing (the count has its own, or is kept): walking in page
- * order reads about 11 / share index entries to fill a page of 10, against share × rows for the index. At 0.5% of the
- * bench's 930,931 rows: 2,200 against 4,650.
+ * The same, when the count is not read from the rows (a lone term of up to three characters, whose count is kept):
+ * then only the page matters, and walking in page order reads about 11 / share index entries to fill a page of 10,
+ * against share × rows for the index. At 0.5% of the bench's 930,931 rows: 2,200 against 4,650.
  */
 const pageOnlyCommonShare = 0.005;
 /** How long the gram statistics are used before they are read again (ANALYZE refreshes them in the database). */
@@ -82,14 +82,11 @@ export class SubstringFilter {
 
   private readonly pageOnlyCommonShare: number;
 
-  /**
-   * `common` (a share of the rows; tests set it to 0 or Infinity to force one way) overrides both shares, or each
-   * (`count`: conditions that count, `page`: conditions that only find a page).
-   */
-  constructor(db: Kysely<Database>, common?: number | { count: number; page: number }) {
+  /** `common` (a share of the rows; tests set it to 0 or 1 to force one way) overrides both shares. */
+  constructor(db: Kysely<Database>, common?: number) {
     this.db = db;
-    this.commonShare = (typeof common === "number" ? common : common?.count) ?? commonShare;
-    this.pageOnlyCommonShare = (typeof common === "number" ? common : common?.page) ?? pageOnlyCommonShare;
+    this.commonShare = common ?? commonShare;
+    this.pageOnlyCommonShare = common ?? pageOnlyCommonShare;
   }
 
   /**
@@ -115,13 +112,18 @@ export class SubstringFilter {
 
   /**
    * The condition on one searched column, for the subscribers table under `table` (its name or alias). Never in a
-   * prepared statement: the best plan depends on how many rows the term matches. `pageOnly`: the condition finds a
-   * page and counts no rows (a search's count has a condition of its own), so only the page decides the way.
+   * prepared statement: the best plan depends on how many rows the term matches. `countKept`: the search's count
+   * does not read the rows (a lone term of up to three characters), so only the page decides the way.
    */
-  async condition(table: string, column: SearchedColumn, term: string, pageOnly = false): Promise<Expression<SqlBool>> {
+  async condition(
+    table: string,
+    column: SearchedColumn,
+    term: string,
+    countKept = false,
+  ): Promise<Expression<SqlBool>> {
     const searched = sql.ref(`${table}.${column}_search`);
     const like = sql<SqlBool>`${searched} LIKE lower(${likeContains(term)})`;
-    const common = pageOnly ? this.pageOnlyCommonShare : this.commonShare;
+    const common = countKept ? this.pageOnlyCommonShare : this.commonShare;
     if (await this.bigramIsRare(column, term, common)) {
       // The term is its own 2-gram. Should the database's lower() make it longer than JavaScript's did, the condition
       // asks for no gram, which every row passes: slower, never wrong.
