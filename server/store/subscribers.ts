@@ -144,10 +144,12 @@ export class SubscriberStore {
     const column = sortColumns[query.orderBy];
     const ascending = query.orderDirection === "ASC";
     const cursorId = query.after ?? query.before;
-    const substring = await this.substringConditions(query);
+    // A lone term of up to three characters is counted from its kept count, so only its page reads the rows.
+    const lone = loneShortTerm(query);
+    const substring = await this.substringConditions(query, lone !== undefined);
     const matching = (eb: Where) => eb.and([...this.filters(eb, environmentId, query), ...substring]);
     // The count does not depend on the page: it runs beside it, on another connection of the pool.
-    const counting = this.count(environmentId, query, matching);
+    const counting = this.count(environmentId, query, matching, lone);
     counting.catch(() => {}); // awaited below; this only keeps an early return from leaving it unhandled
     // Rows strictly after (or before) a sort key, in the page's direction.
     const beyond = (eb: Where, key: readonly [unknown, string], forward: boolean, inclusive = false) => {
@@ -220,8 +222,16 @@ export class SubscriberStore {
     return { data: items.map(toSubscriber), next, previous, ...(await counting) };
   }
 
-  /** Counts matching rows up to the cap; past it, reports the cap. Without a filter, the kept count answers. */
-  private async count(environmentId: string, query: SubscriberSearch, matching: (eb: Where) => Expression<SqlBool>) {
+  /**
+   * Counts matching rows up to the cap; past it, reports the cap. Without a filter, or with a `lone` short term
+   * (loneShortTerm), a kept count answers.
+   */
+  private async count(
+    environmentId: string,
+    query: SubscriberSearch,
+    matching: (eb: Where) => Expression<SqlBool>,
+    lone: [SearchedColumn, string] | undefined,
+  ) {
     const cap = this.totalCountCap;
     const capped = (n: number) =>
       n > cap ? { totalCount: cap, totalCountCapped: true } : { totalCount: n, totalCountCapped: false };
@@ -241,7 +251,6 @@ export class SubscriberStore {
       .limit(cap + 1)
       .as("limited");
     const counted = this.reads.selectFrom(limited).select(sql<number>`count(*)::int`.as("n"));
-    const lone = loneShortTerm(query);
     if (lone) return capped(await this.keptGramCount(environmentId, lone, counted));
     const emailOnly =
       query.email !== undefined && [query.phone, query.name, query.subscriberId].every((v) => v === undefined);
@@ -290,8 +299,7 @@ export class SubscriberStore {
   }
 
   /** The case-insensitive substring filters (substring-filter.ts); they read the gram statistics, hence apart. */
-  private async substringConditions(query: SubscriberSearch): Promise<Expression<SqlBool>[]> {
-    const countKept = loneShortTerm(query) !== undefined;
+  private async substringConditions(query: SubscriberSearch, countKept: boolean): Promise<Expression<SqlBool>[]> {
     return Promise.all(
       substringTerms(query).map(([column, term]) => this.substring.condition("subscribers", column, term, countKept)),
     );
