@@ -24,17 +24,30 @@ export function expectedSubscribers(
 }
 
 /**
- * Expects a search's `totalCount` and `totalCountCapped` to be what counting `rows` matches says under `cap`, and
- * returns which side of the cap the count was on, so that a property can show it compared both.
+ * Expects a search's `totalCount` and `totalCountCapped` to be what a plain count of the matching rows says under the
+ * cap, and tallies which side of the cap each comparison was on, so that a property can show it compared both.
  */
-export function expectCappedCount(
-  page: { totalCount: number; totalCountCapped: boolean },
-  rows: number,
-  cap: number,
-): "over" | "under" | "none" {
-  expect({ totalCount: page.totalCount, totalCountCapped: page.totalCountCapped }).toEqual({
-    totalCount: Math.min(rows, cap),
-    totalCountCapped: rows > cap,
-  });
-  return rows > cap ? "over" : rows > 0 ? "under" : "none";
+export class CappedCountChecks {
+  over = 0;
+  under = 0;
+  private readonly cap: number;
+
+  constructor(cap: number) {
+    this.cap = cap;
+  }
+
+  expect(page: { totalCount: number; totalCountCapped: boolean }, rows: number): void {
+    expect({ totalCount: page.totalCount, totalCountCapped: page.totalCountCapped }).toEqual({
+      totalCount: Math.min(rows, this.cap),
+      totalCountCapped: rows > this.cap,
+    });
+    if (rows > this.cap) this.over++;
+    else if (rows > 0) this.under++;
+  }
+
+  /** Both sides of the cap were compared more than `times` times, not only empty answers. */
+  expectBothSides(times: number): void {
+    expect(this.over).toBeGreaterThan(times);
+    expect(this.under).toBeGreaterThan(times);
+  }
 }
