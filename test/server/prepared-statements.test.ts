@@ -9,6 +9,7 @@ import { StatementNames } from "../../server/store/prepared-statements.js";
 import type { Database } from "../../server/store/schema.js";
 import { openStore } from "../../server/store/store.js";
 import { createPostgresDatabase, drivers } from "../support/databases.js";
+import { firstPageQuery } from "../support/expect-subscribers.js";
 
 describe("statement names", () => {
   it("name marked statements only, one name per text, and none past the limit", () => {
@@ -51,13 +52,7 @@ describe.runIf(drivers.includes("postgres"))("prepared statements on PostgreSQL"
     await store.notifications.get(environment.environmentId, "66b7e1d0c3a2b1f0e9d8c7b6");
     await store.notifications.get(environment.environmentId, "66b7e1d0c3a2b1f0e9d8c7b7");
     await store.subscribers.findBySubscriberId(environment.environmentId, "nobody");
-    await store.subscribers.search(environment.environmentId, {
-      limit: 10,
-      email: "ada",
-      orderBy: "_id",
-      orderDirection: "DESC",
-      includeCursor: false,
-    });
+    await store.subscribers.search(environment.environmentId, firstPageQuery({ email: "ada" }));
     await store.notifications.list(environment.environmentId, {
       limit: 10,
       page: 0,

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { likeContains } from "../../server/store/sql-helpers.js";
 import { Store } from "../../server/store/store.js";
 import { drivers } from "../support/databases.js";
-import { CappedCountChecks } from "../support/expect-subscribers.js";
+import { CappedCountChecks, firstPageQuery } from "../support/expect-subscribers.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import {
   changeRow,
@@ -98,13 +98,7 @@ describe.each(drivers)("kept counts of short substring terms (%s)", (driver) => 
     return Number(rows[0]?.n);
   };
   const search = (filters: Partial<Record<Column | "subscriberId", string>>) =>
-    store.subscribers.search(environmentId, {
-      limit: 10,
-      orderBy: "_id",
-      orderDirection: "DESC",
-      includeCursor: false,
-      ...filters,
-    });
+    store.subscribers.search(environmentId, firstPageQuery(filters));
 
   beforeAll(async () => {
     server = await startTestServer({ driver });

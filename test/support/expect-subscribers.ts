@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import type { DemoEnvironment } from "../../server/demo/generate.js";
 import type { SubscriberRow } from "../../server/store/rows.js";
+import type { SubscriberSearch } from "../../server/store/subscribers.js";
 
 export type OrderBy = "_id" | "createdAt" | "updatedAt";
 export type Direction = "ASC" | "DESC";
@@ -21,6 +22,14 @@ export function expectedSubscribers(
       if (primary !== 0) return sign * primary;
       return sign * (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
     });
+}
+
+/** The store's query for the first page of a search, newest `_id` first, with these filters. */
+export function firstPageQuery(
+  filters: Pick<SubscriberSearch, "email" | "name" | "phone" | "subscriberId">,
+  limit = 10,
+): SubscriberSearch {
+  return { limit, orderBy: "_id", orderDirection: "DESC", includeCursor: false, ...filters };
 }
 
 /**
