@@ -9,10 +9,11 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { parseArgs } from "node:util";
+import { runIdempotently } from "@novu-query/express";
 import { sql } from "kysely";
 import { startMock, startServerProcess } from "../scripts/processes.js";
 import { loadConfig } from "../server/config.js";
-import { runIdempotently } from "../server/idempotency.js";
+import { DatabaseIdempotencyStore } from "../server/database-idempotency.js";
 import { mergeGramIndexesEvery } from "../server/store/gram-index-merges.js";
 import { openStore, type Store } from "../server/store/store.js";
 import { benchContext } from "./context.js";
@@ -178,9 +179,9 @@ const operations: {
     store: (store, i) => {
       const { path, body } = patchShape.http(i);
       return runIdempotently(
-        store,
+        new DatabaseIdempotencyStore(store),
         {
-          environmentId: ctx.environmentId,
+          scope: ctx.environmentId,
           // A new key on every call: each repetition counts i from 0 again, and a reused key with another body
           // is an error (it made most of the PostgreSQL-alone PATCHes of a repetition fail at once).
           key: `alone-${process.pid}-${aloneKeys++}`,

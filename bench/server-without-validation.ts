@@ -4,11 +4,11 @@
  * Prints "API <url>". Same environment variables as the server (DATABASE_URL, DATABASE_POOL_SIZE, ...).
  */
 import type { AddressInfo } from "node:net";
+import { createHttpServer } from "@novu-query/express";
 import pino from "pino";
 import { createApp } from "../server/app.js";
 import { loadConfig } from "../server/config.js";
 import { handlers } from "../server/handlers/index.js";
-import { createHttpServer } from "../server/http-server.js";
 import { openStore } from "../server/store/store.js";
 
 const config = loadConfig();

@@ -22,6 +22,12 @@ export const workspacePackages: WorkspacePackage[] = [
     commonJsDirs: ["dist/cjs"],
   },
   {
+    dir: "express",
+    name: "@novu-query/express",
+    projects: ["tsconfig.build.json"],
+    assets: [],
+  },
+  {
     dir: "mock",
     name: "@novu-query/mock",
     projects: ["tsconfig.build.json"],

@@ -1,25 +1,40 @@
+/**
+ * The reference server's app: the skeleton's router (@novu-query/express) around this server's handlers and store,
+ * with what a deployed service adds around it: request logs and ids, security headers, CORS, the health check, the
+ * spec and the rendered docs.
+ */
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
-import express, { type Express, type RequestHandler } from "express";
-import * as OpenApiValidator from "express-openapi-validator";
+import {
+  ApiError,
+  createRouter,
+  errorHandler,
+  type Handlers,
+  MemoryRateLimitStore,
+  messages,
+  notFound,
+  urlLengthLimit,
+} from "@novu-query/express";
+import express, { type Express } from "express";
 import type { Logger } from "pino";
 import { pinoHttp } from "pino-http";
-import { operationTable } from "../generated/operations.js";
-import { Admission } from "./admission.js";
-import { authenticate } from "./auth.js";
-import { bindAll } from "./bind.js";
+import { environmentKeys } from "./auth.js";
 import type { Config } from "./config.js";
-import { ApiError, errorHandler } from "./errors.js";
-import type { Handlers } from "./handler-types.js";
-import { answerTimeout, urlLengthLimit } from "./http-server.js";
-import { echoIdempotencyKey } from "./idempotency.js";
+import { costOf } from "./cost.js";
+import { DatabaseIdempotencyStore } from "./database-idempotency.js";
+import { DatabaseRateLimitStore } from "./database-rate-limit.js";
 import { KeyCache } from "./key-cache.js";
-import { messages } from "./messages.js";
-import { DatabaseTokenBuckets, rateLimit, TokenBuckets } from "./rate-limit.js";
-import { operationFor, pathPatternSource } from "./request-metadata.js";
-import { refuseUnstorableInput } from "./request-rules.js";
 import { apiSecurityHeaders, corsFor, docsSecurityHeaders } from "./security.js";
 import type { Store } from "./store/store.js";
+
+declare module "@novu-query/express" {
+  interface Services {
+    /**
+     * The store, bound to the request's transaction when the operation runs in one (an idempotent PATCH). Reads go
+     * to `store.subscribers` / `store.notifications`, which use the read replica when `DATABASE_READ_URL` is set.
+     */
+    store: Store;
+  }
+}
 
 const specPath = new URL("../generated/openapi.json", import.meta.url);
 const specYamlPath = new URL("../generated/openapi.yaml", import.meta.url);
@@ -56,29 +71,21 @@ export interface AppDependencies {
   >;
 }
 
-/** Matches the paths of the spec's operations, whatever the method: those need an API key. */
-function apiPathPattern(): RegExp {
-  const paths = Object.values(operationTable).map((entry) => pathPatternSource(entry.path));
-  return new RegExp(`^(?:${[...new Set(paths)].join("|")})/?$`);
+/** PostgreSQL cancelled the statement (SQLSTATE 57014): the statement timeout, or an administrator's cancel. */
+function isQueryCancelled(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "57014";
+}
+
+/**
+ * The 503 for a cancelled statement. Whatever the request had done rolled back with it (a PATCH runs in one
+ * transaction with its idempotency record), so a retry, with the same idempotency key or not, starts afresh.
+ */
+function cancelled(statementTimeoutMs: number): ApiError {
+  const seconds = Math.max(1, Math.ceil((statementTimeoutMs || 1000) / 1000));
+  return new ApiError(503, messages.statementTimeout(statementTimeoutMs), { "Retry-After": String(seconds) });
 }
 
 export function createApp({ store, handlers, logger, config }: AppDependencies): Express {
-  const apiSpec = JSON.parse(readFileSync(specPath, "utf8"));
-  const admission = new Admission({
-    all: { maxInFlight: config.maxInFlight, maxQueue: config.maxQueued, maxWaitMs: config.queueTimeoutMs },
-    expensive: {
-      maxInFlight: config.maxExpensiveInFlight,
-      maxQueue: config.maxExpensiveQueued,
-      maxWaitMs: config.queueTimeoutMs,
-    },
-    deepOffset: config.deepPageOffset,
-  });
-  const bound = bindAll(handlers, {
-    store,
-    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
-    admission,
-    statementTimeoutMs: config.statementTimeoutMs,
-  });
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -113,52 +120,42 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
   app.get("/openapi.yaml", (_req, res) => res.type("application/yaml").sendFile(specYamlPath.pathname));
   app.get(["/docs", "/docs/"], docsSecurityHeaders, (_req, res) => res.sendFile(docsPath.pathname));
 
-  const apiPaths = apiPathPattern();
-  const requireApiKey = authenticate(
-    store,
-    config.defaultRetentionDays,
-    new KeyCache(config.apiKeyCacheSeconds * 1000),
-  );
-  const onApiPaths =
-    (handler: RequestHandler): RequestHandler =>
-    (req, res, next) =>
-      apiPaths.test(req.path) ? handler(req, res, next) : next();
-  app.use(onApiPaths(requireApiKey));
-  if (config.rateLimitPerMinute > 0) {
-    const burst = Math.max(1, config.rateLimitBurst);
-    const buckets =
-      config.rateLimitStore === "database"
-        ? new DatabaseTokenBuckets(store.rateLimits, config.rateLimitPerMinute, burst)
-        : new TokenBuckets(config.rateLimitPerMinute, burst);
-    app.use(rateLimit(buckets, logger));
-  }
-
-  app.use(express.json({ limit: config.bodyLimitBytes, strict: false }));
-  // Receiving a request too slowly is Node's 408 (http-server.ts); answering too slowly is this 503.
-  app.use(answerTimeout(config.requestTimeoutMs));
-  app.use(echoIdempotencyKey);
-  app.use(onApiPaths(refuseUnstorableInput));
+  const queue = { maxWaitMs: config.queueTimeoutMs };
   app.use(
-    OpenApiValidator.middleware({
-      apiSpec,
-      // Unknown query parameters are reported by errors.ts together with the other invalid inputs.
-      validateRequests:
-        config.validateRequests === false ? false : { allowUnknownQueryParameters: true, allErrors: true },
-      validateResponses: config.validateResponses ? { allErrors: true } : false,
-      validateSecurity: false,
-      validateFormats: true,
-      ajvFormats: { mode: "full" },
-      operationHandlers: {
-        basePath: "/",
-        resolver: (_basePath, route) => {
-          const id = operationFor(route.method, route.openApiRoute);
-          if (!id) throw new Error(`No operation for ${route.method} ${route.openApiRoute}`);
-          return bound[id];
-        },
+    createRouter({
+      handlers,
+      logger,
+      authenticate: environmentKeys(store, config.defaultRetentionDays, new KeyCache(config.apiKeyCacheSeconds * 1000)),
+      services: (_req, transaction) => ({ store: transaction ?? store }),
+      idempotency: {
+        store: new DatabaseIdempotencyStore(store),
+        ttlSeconds: config.idempotencyTtlSeconds,
+        scope: (caller) => caller.auth.environmentId,
       },
+      rateLimit:
+        config.rateLimitPerMinute > 0
+          ? {
+              perMinute: config.rateLimitPerMinute,
+              burst: config.rateLimitBurst,
+              store:
+                config.rateLimitStore === "database"
+                  ? new DatabaseRateLimitStore(store.rateLimits)
+                  : new MemoryRateLimitStore(),
+            }
+          : undefined,
+      admission: {
+        all: { maxInFlight: config.maxInFlight, maxQueue: config.maxQueued, ...queue },
+        expensive: { maxInFlight: config.maxExpensiveInFlight, maxQueue: config.maxExpensiveQueued, ...queue },
+        cost: (id, input) => costOf(id, input, config.deepPageOffset),
+      },
+      translateError: (error) => (isQueryCancelled(error) ? cancelled(config.statementTimeoutMs) : undefined),
+      validateRequests: config.validateRequests,
+      validateResponses: config.validateResponses,
+      bodyLimitBytes: config.bodyLimitBytes,
+      answerTimeoutMs: config.requestTimeoutMs,
     }),
   );
-  app.use((req, _res, next) => next(ApiError.notFound(messages.routeNotFound(req.method, req.path))));
-  app.use(errorHandler(logger, config.bodyLimitBytes));
+  app.use(notFound);
+  app.use(errorHandler(logger));
   return app;
 }

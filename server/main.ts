@@ -1,11 +1,11 @@
 import type { AddressInfo } from "node:net";
+import { createHttpServer } from "@novu-query/express";
 import pino, { type Logger } from "pino";
 import { createApp } from "./app.js";
 import type { Config } from "./config.js";
 import { type DemoOptions, defaultDemoOptions, demoApiKey } from "./demo/options.js";
 import { demoWorkingCopy } from "./demo/snapshot.js";
 import { handlers } from "./handlers/index.js";
-import { createHttpServer } from "./http-server.js";
 import { mergeGramIndexesEvery } from "./store/gram-index-merges.js";
 import { openStore, type Store } from "./store/store.js";
 

@@ -2,11 +2,15 @@
  * Runs once before the test files. Unless TEST_DATABASE_URL names a PostgreSQL server already, starts a private
  * cluster with scripts/postgres.sh (when PostgreSQL server binaries are installed) so that every store and HTTP test
  * runs on PostgreSQL as well as PGlite, and a streaming read replica of it (TEST_REPLICA_URL). CI (CI=true) insists
- * on PostgreSQL. TEST_POSTGRES=off skips it.
+ * on PostgreSQL. TEST_POSTGRES=off skips it. Also names the folder of the run's packed tarballs (test/support/tarballs.ts)
+ * and removes it afterwards.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { removeTarballs } from "./support/tarballs.js";
 
 const script = fileURLToPath(new URL("../scripts/postgres.sh", import.meta.url));
 
@@ -14,7 +18,8 @@ function postgresInstalled(): boolean {
   return existsSync("/usr/lib/postgresql") && readdirSync("/usr/lib/postgresql").length > 0;
 }
 
-export default function setup(): (() => void) | undefined {
+/** Starts the private PostgreSQL cluster and its replica unless told not to; returns how to stop them. */
+function startPostgres(): (() => void) | undefined {
   if (process.env.TEST_DATABASE_URL || process.env.TEST_POSTGRES === "off") return undefined;
   if (!postgresInstalled()) {
     if (process.env.CI)
@@ -28,5 +33,14 @@ export default function setup(): (() => void) | undefined {
   return () => {
     execFileSync(script, ["replica-stop"]);
     execFileSync(script, ["stop"]);
+  };
+}
+
+export default function setup(): () => void {
+  process.env.NOVU_QUERY_TARBALLS = join(tmpdir(), `novu-query-tarballs-${process.pid}-${Date.now()}`);
+  const stopPostgres = startPostgres();
+  return () => {
+    removeTarballs();
+    stopPostgres?.();
   };
 }

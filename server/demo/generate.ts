@@ -15,7 +15,7 @@ import type {
   ProviderId,
   Step,
   StepFilter,
-} from "../../generated/schema.js";
+} from "@novu-query/contract/types";
 import type { NotificationRow, SubscriberRow, WorkflowRow } from "../store/rows.js";
 import { type DemoOptions, defaultDemoOptions, demoApiKey } from "./options.js";
 

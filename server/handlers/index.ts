@@ -1,8 +1,8 @@
-import type { Handlers } from "../handler-types.js";
+import type { Handlers } from "@novu-query/express";
 import { getNotification, listNotifications } from "./notifications.js";
 import { patchSubscriber, searchSubscribers } from "./subscribers.js";
 
-/** Every operation's handler. `npm run scaffold` adds a stub here for an operation the spec gains. */
+/** Every operation's handler. `npm run scaffold` (part of `npm run build`) adds a stub here for an operation the spec gains. */
 export const handlers = {
   searchSubscribers,
   patchSubscriber,

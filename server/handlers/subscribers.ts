@@ -1,5 +1,4 @@
-import { handler } from "../define-handler.js";
-import { messages } from "../messages.js";
+import { handler, messages } from "@novu-query/express";
 
 function isKnownTimeZone(zone: string): boolean {
   try {

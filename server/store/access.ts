@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { hashApiKey } from "@novu-query/express";
 import type { Kysely, Selectable } from "kysely";
 import { newObjectId } from "./object-id.js";
 import { prepared } from "./prepared-statements.js";
@@ -10,10 +11,6 @@ export interface Environment {
   organizationId: string;
   name: string;
   retentionDays: number | null;
-}
-
-export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key, "utf8").digest("hex");
 }
 
 /** A new API key: 32 random hex characters. */

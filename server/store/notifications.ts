@@ -1,11 +1,11 @@
-import { type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, sql } from "kysely";
 import type {
   ChannelType,
   Notification,
   NotificationSubscriber,
   NotificationTemplate,
   SeverityLevel,
-} from "../../generated/schema.js";
+} from "@novu-query/contract/types";
+import { type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, sql } from "kysely";
 import { prepared } from "./prepared-statements.js";
 import type { Database, NotificationsTable } from "./schema.js";
 import { toIso } from "./sql-helpers.js";

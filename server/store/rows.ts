@@ -1,5 +1,5 @@
 /** The rows the store writes in bulk; the demo generator produces them. */
-import type { ChannelSettings, ChannelType, JobType, SeverityLevel } from "../../generated/schema.js";
+import type { ChannelSettings, ChannelType, JobType, SeverityLevel } from "@novu-query/contract/types";
 import type { NotificationsTable, SubscribersTable } from "./schema.js";
 
 /**

@@ -1,3 +1,4 @@
+import type { ChannelSettings, PatchSubscriberRequest, Subscriber } from "@novu-query/contract/types";
 import {
   type Expression,
   type ExpressionBuilder,
@@ -7,7 +8,6 @@ import {
   type SqlBool,
   sql,
 } from "kysely";
-import type { ChannelSettings, PatchSubscriberRequest, Subscriber } from "../../generated/schema.js";
 import { prepared } from "./prepared-statements.js";
 import type { Database, SubscribersTable } from "./schema.js";
 import { likeContains, toIso } from "./sql-helpers.js";

@@ -1,5 +1,5 @@
+import { messages } from "@novu-query/express";
 import { describe, expect, it } from "vitest";
-import { messages } from "../../server/messages.js";
 import { type JsonObject, spec } from "../support/spec.js";
 
 const placeholder = "\u0001";

@@ -4,7 +4,7 @@
  * commands and exports, under Node 20 and under Node 24 (the current LTS, installed from npm with `npx node@24`).
  * Needs the npm registry (or a warm npm cache) for the packages' own dependencies and for Node 24.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +20,7 @@ import {
   serverFromBanner,
   startProcess,
 } from "../../scripts/processes.js";
+import { packedTarballs } from "../support/tarballs.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const bin = (tool: string) => join(root, "node_modules", ".bin", tool);
@@ -27,6 +28,8 @@ const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
 
 /** The budgets of the packaging issue: what installing the contract may cost a frontend app. */
 const budget = { contractTarball: 200_000, contractInstall: 1_000_000, clientBundle: 10_000 };
+/** The skeleton's budget (issue 26): Express, express-openapi-validator and the contract are 108 packages, 16 MB. */
+const skeletonBudget = { packages: 115, bytes: 20_000_000 };
 
 function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): string {
   const result = spawnSync(command, args, { cwd, env: { ...process.env, ...env }, encoding: "utf8" });
@@ -52,47 +55,54 @@ function installedPackages(app: string): string[] {
 }
 
 const work = mkdtempSync(join(tmpdir(), "novu-query-packages-"));
-const tarballs: Record<string, string> = {};
-const apps: Record<"contract" | "msw" | "mock" | "conformance" | "server", string> = {
+let tarballs: Record<string, string> = {};
+const apps: Record<"contract" | "msw" | "express" | "mock" | "conformance" | "server", string> = {
   contract: join(work, "frontend-app"),
   msw: join(work, "msw-app"),
+  express: join(work, "express-app"),
   mock: join(work, "mock-app"),
   conformance: join(work, "conformance-app"),
   server: join(work, "server-app"),
 };
 const report: string[][] = [];
 
-/** An app folder with a package.json and the given tarballs installed, as `npm install <tarball>` does. */
-function installApp(dir: string, packages: string[]): void {
+/** The package and the workspace packages it depends on, which are not on the registry at this version yet. */
+function withSiblings(name: string): string[] {
+  const pkg = workspacePackages.find((candidate) => candidate.name === name);
+  if (!pkg) throw new Error(`${name} is not a package of this workspace`);
+  const manifest = JSON.parse(readFileSync(join(root, pkg.dir, "package.json"), "utf8"));
+  const siblings = Object.keys(manifest.dependencies ?? {}).filter((dependency) =>
+    workspacePackages.some((candidate) => candidate.name === dependency),
+  );
+  return [...new Set([...siblings.flatMap(withSiblings), name])];
+}
+
+/** An app folder with a package.json and a package installed from its tarball (and its siblings'), as `npm install <tarball>` does. */
+function installApp(dir: string, name: string): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name: "app", private: true, type: "module" })}\n`);
-  const files = packages.map((name) => tarballs[name] as string);
+  const files = withSiblings(name).map((sibling) => tarballs[sibling] as string);
   run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", ...files], dir);
 }
 
+/** The app each package is measured in. */
+const appOf = (pkg: (typeof workspacePackages)[number]) =>
+  apps[pkg.dir === "client" ? "contract" : (pkg.dir as Exclude<keyof typeof apps, "msw" | "contract">)];
+
 beforeAll(() => {
-  execFileSync(process.execPath, ["--import", "tsx", "scripts/build-packages.ts"], { cwd: root, stdio: "pipe" });
-  const packs = join(work, "tarballs");
-  mkdirSync(packs);
-  for (const pkg of workspacePackages) {
-    const [packed] = JSON.parse(
-      run("npm", ["pack", "--json", "--workspace", pkg.dir, "--pack-destination", packs], root),
-    );
-    tarballs[pkg.name] = join(packs, packed.filename);
-  }
-  installApp(apps.contract, ["@novu-query/contract"]);
+  tarballs = packedTarballs();
+  installApp(apps.contract, "@novu-query/contract");
   // The MSW handlers' optional peers, at the versions this repository tests with.
-  installApp(apps.msw, ["@novu-query/contract"]);
+  installApp(apps.msw, "@novu-query/contract");
   const peers = ["msw", "ajv", "ajv-formats"].map(
     (name) => `${name}@${JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")).version}`,
   );
   run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", ...peers], apps.msw);
-  installApp(apps.mock, ["@novu-query/mock"]);
-  // The conformance package depends on the contract at the same version, which is not on the registry yet.
-  installApp(apps.conformance, ["@novu-query/contract", "@novu-query/conformance"]);
-  installApp(apps.server, ["@novu-query/server"]);
+  for (const pkg of workspacePackages.filter((candidate) => candidate.dir !== "client")) {
+    installApp(appOf(pkg), pkg.name);
+  }
   for (const pkg of workspacePackages) {
-    const app = apps[pkg.dir === "client" ? "contract" : (pkg.dir as Exclude<keyof typeof apps, "msw">)];
+    const app = appOf(pkg);
     const packed = statSync(tarballs[pkg.name] as string).size;
     report.push([
       pkg.name,
@@ -105,7 +115,7 @@ beforeAll(() => {
 
 afterAll(() => {
   process.stdout.write(
-    `\nPackages as installed from their tarballs (app with only that package, and the contract for conformance):\n${[
+    `\nPackages as installed from their tarballs (an app with only that package and the workspace packages it needs):\n${[
       ["package", "tarball", "installed packages", "installed size"],
       ...report,
     ]
@@ -151,6 +161,14 @@ describe("package checks", () => {
     ]);
     expect(folderBytes(join(apps.contract, "node_modules"))).toBeLessThanOrEqual(budget.contractInstall);
     expect(statSync(tarballs["@novu-query/contract"] as string).size).toBeLessThanOrEqual(budget.contractTarball);
+  });
+
+  it("installing the skeleton brings no database, logger or mock, within its budget", () => {
+    const installed = installedPackages(apps.express);
+    expect(installed).toEqual(expect.arrayContaining(["@novu-query/express", "@novu-query/contract", "express"]));
+    expect(installed.filter((name) => /pg|pglite|kysely|pino|faker|prism|postgres/.test(name))).toEqual([]);
+    expect(installed.length).toBeLessThanOrEqual(skeletonBudget.packages);
+    expect(folderBytes(join(apps.express, "node_modules"))).toBeLessThanOrEqual(skeletonBudget.bytes);
   });
 
   it("ships compiled code, declarations and source maps, and no sources, tests or server code in the contract", () => {

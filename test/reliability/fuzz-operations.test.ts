@@ -4,10 +4,11 @@
  * each request should get); this one holds any operation, a new one included, to the contract: never a 5xx, only
  * declared statuses, JSON valid for the status. A scaffolded stub's 501 is the one undeclared answer allowed.
  */
+
+import { messages } from "@novu-query/express";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operationIds, operationTable } from "../../generated/operations.js";
-import { messages } from "../../server/messages.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { findOperation, type JsonObject, parametersOf, resolve } from "../support/spec.js";
 import { authorization, idempotencyKey, maybeValid, queryFor } from "./arbitraries.js";

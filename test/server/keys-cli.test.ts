@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { hashApiKey } from "@novu-query/express";
 import { describe, expect, it } from "vitest";
 import { runKeysCommand } from "../../server/cli/keys.js";
-import { hashApiKey } from "../../server/store/access.js";
 import { openStore } from "../../server/store/store.js";
 
 describe("npm run keys -- create", () => {

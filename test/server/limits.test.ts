@@ -1,14 +1,13 @@
 import { once } from "node:events";
 import type { Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
+import { createHttpServer } from "@novu-query/express";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ErrorDto } from "../../generated/schema.js";
 import { createApp } from "../../server/app.js";
 import { loadConfig } from "../../server/config.js";
 import { handlers } from "../../server/handlers/index.js";
-import { createHttpServer } from "../../server/http-server.js";
-import { TokenBuckets } from "../../server/rate-limit.js";
 import { drivers } from "../support/databases.js";
 import { json, startTestServer, type TestServer } from "../support/server.js";
 
@@ -192,32 +191,6 @@ describe.each(drivers)("rate limiting across instances on one database (%s)", (d
     );
     expect(answers.filter((response) => response.status === 200)).toHaveLength(4);
     expect(answers.filter((response) => response.status === 429)).toHaveLength(8);
-  });
-});
-
-describe("token buckets", () => {
-  it("refill at the per-minute rate up to the burst", () => {
-    let now = 0;
-    const buckets = new TokenBuckets(60, 2, () => now);
-    expect([buckets.take("k").allowed, buckets.take("k").allowed, buckets.take("k").allowed]).toEqual([
-      true,
-      true,
-      false,
-    ]);
-    expect(buckets.take("k").retryAfterSeconds).toBe(1);
-    now += 1000;
-    expect(buckets.take("k")).toMatchObject({ allowed: true, remaining: 0 });
-    now += 60_000;
-    expect(buckets.take("k")).toMatchObject({ allowed: true, remaining: 1, resetSeconds: 1 });
-  });
-
-  it("forget the least recently used keys past their capacity", () => {
-    const buckets = new TokenBuckets(60, 1, () => 0, 2);
-    buckets.take("a");
-    buckets.take("b");
-    buckets.take("c");
-    expect(buckets.take("a").allowed).toBe(true);
-    expect(buckets.take("c").allowed).toBe(false);
   });
 });
 

@@ -1,18 +1,17 @@
 /**
- * Graceful overload (server/admission.ts, STATEMENT_TIMEOUT_MS): past the bound on work in flight a request is
+ * Graceful overload (the skeleton's admission turns, server/cost.ts, STATEMENT_TIMEOUT_MS): past the bound on work in flight a request is
  * answered 503 with Retry-After at once, expensive requests have turns of their own so cheap ones go on, and a
  * statement past the timeout is cancelled and answered 503, with nothing of a PATCH kept (its idempotency record
  * neither), so a retry with the same key applies it once.
  */
+import { type Handlers, messages } from "@novu-query/express";
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSpecAjv, validatorAt } from "../../conformance/spec-validator.js";
 import type { ErrorDto, Subscriber } from "../../generated/schema.js";
-import { Admission, costOf, Limiter } from "../../server/admission.js";
-import type { Handlers } from "../../server/handler-types.js";
+import { costOf } from "../../server/cost.js";
 import { handlers as realHandlers } from "../../server/handlers/index.js";
-import { messages } from "../../server/messages.js";
 import { openStore } from "../../server/store/store.js";
 import { createPostgresDatabase, drivers } from "../support/databases.js";
 import { json, jsonPatch, startTestServer, type TestServer } from "../support/server.js";
@@ -36,51 +35,6 @@ async function expectBusy(response: Response): Promise<void> {
   expect(body).toMatchObject({ statusCode: 503, error: "Service Unavailable", message: messages.overloaded });
 }
 
-describe("Limiter", () => {
-  it("runs up to maxInFlight at once, queues up to maxQueue, refuses the next at once, and passes turns on", async () => {
-    const limiter = new Limiter({ maxInFlight: 2, maxQueue: 1, maxWaitMs: 10_000 });
-    const gates = [gate(), gate(), gate()];
-    const order: number[] = [];
-    const runs = gates.map((g, i) =>
-      limiter.run(async () => {
-        order.push(i);
-        await g.opened;
-        return i;
-      }),
-    );
-    await Promise.resolve();
-    expect(limiter.load).toEqual({ inFlight: 2, queued: 1 });
-    await expect(limiter.run(async () => "fourth")).rejects.toMatchObject({ status: 503 });
-    gates[0]?.open();
-    expect(await runs[0]).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(order).toEqual([0, 1, 2]);
-    expect(limiter.load).toEqual({ inFlight: 2, queued: 0 });
-    gates[1]?.open();
-    gates[2]?.open();
-    expect(await Promise.all(runs)).toEqual([0, 1, 2]);
-    expect(limiter.load).toEqual({ inFlight: 0, queued: 0 });
-  });
-
-  it("refuses a request that waited maxWaitMs, and gives the turn back when the work throws", async () => {
-    const limiter = new Limiter({ maxInFlight: 1, maxQueue: 5, maxWaitMs: 30 });
-    const held = gate();
-    const first = limiter.run(() => held.opened);
-    const began = Date.now();
-    await expect(limiter.run(async () => "late")).rejects.toMatchObject({
-      status: 503,
-      headers: { "Retry-After": "1" },
-    });
-    expect(Date.now() - began).toBeGreaterThanOrEqual(25);
-    expect(limiter.load).toEqual({ inFlight: 1, queued: 0 });
-    held.open();
-    await first;
-    await expect(limiter.run(() => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
-    expect(limiter.load).toEqual({ inFlight: 0, queued: 0 });
-    expect(await limiter.run(async () => "again")).toBe("again");
-  });
-});
-
 describe("costOf", () => {
   const input = (query: Record<string, unknown>) => ({ query, path: {}, headers: {}, body: undefined }) as never;
   it("calls substring filters and deep offset pages expensive, and the rest cheap", () => {
@@ -93,24 +47,6 @@ describe("costOf", () => {
     expect(costOf("listNotifications", input({ page: 999, limit: 10 }), 10_000)).toBe("cheap");
     expect(costOf("listNotifications", input({ channels: ["email"], page: 0, limit: 10 }), 10_000)).toBe("cheap");
     expect(costOf("getNotification", input({}), 10_000)).toBe("cheap");
-  });
-
-  it("share turns: an expensive request takes one of its own and one of all", async () => {
-    const admission = new Admission({
-      all: { maxInFlight: 3, maxQueue: 0, maxWaitMs: 100 },
-      expensive: { maxInFlight: 1, maxQueue: 0, maxWaitMs: 100 },
-      deepOffset: 10,
-    });
-    const held = gate();
-    const running = admission.run("expensive", () => held.opened);
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(admission.all.load.inFlight).toBe(1);
-    expect(admission.expensive.load.inFlight).toBe(1);
-    await expect(admission.run("expensive", async () => 1)).rejects.toMatchObject({ status: 503 });
-    expect(await admission.run("cheap", async () => 2)).toBe(2);
-    held.open();
-    await running;
-    expect([admission.all.load.inFlight, admission.expensive.load.inFlight]).toEqual([0, 0]);
   });
 });
 

@@ -1,7 +1,7 @@
+import { maxBodyDepth } from "@novu-query/express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operationIds, operationTable } from "../../generated/operations.js";
 import type { Subscriber, ValidationErrorDto } from "../../generated/schema.js";
-import { maxBodyDepth } from "../../server/request-rules.js";
 import { drivers } from "../support/databases.js";
 import { json, jsonPatch, startTestServer, type TestServer } from "../support/server.js";
 import { type JsonObject, spec } from "../support/spec.js";

@@ -1,13 +1,12 @@
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
+import { createHttpServer, type Handlers } from "@novu-query/express";
 import pino from "pino";
 import { createApp } from "../../server/app.js";
 import { type Config, loadConfig } from "../../server/config.js";
 import { type DemoEnvironment, type DemoOptions, defaultDemoOptions } from "../../server/demo/generate.js";
 import { loadDemoData } from "../../server/demo/load.js";
-import type { Handlers } from "../../server/handler-types.js";
 import { handlers as realHandlers } from "../../server/handlers/index.js";
-import { createHttpServer } from "../../server/http-server.js";
 import { openStore, type Store } from "../../server/store/store.js";
 import { createPostgresDatabase } from "./databases.js";
 

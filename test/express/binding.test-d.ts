@@ -1,11 +1,17 @@
+import {
+  type ApiError,
+  type Handler,
+  type HandlerInput,
+  type HandlerResult,
+  type Handlers,
+  handler,
+  type Notification,
+  type OperationId,
+  type Subscriber,
+} from "@novu-query/express";
 import { describe, expectTypeOf, it } from "vitest";
-import type { OperationId } from "../../generated/operations.js";
-import type { Notification, Subscriber } from "../../generated/schema.js";
-import { handler } from "../../server/define-handler.js";
-import type { ApiError } from "../../server/errors.js";
-import type { Handler, HandlerInput, HandlerResult, Handlers } from "../../server/handler-types.js";
+import { errorsFor } from "../../express/operation-errors.js";
 import { handlers } from "../../server/handlers/index.js";
-import { errorsFor } from "../../server/operation-errors.js";
 
 declare const subscriber: Subscriber;
 declare const notification: Notification;

@@ -1,15 +1,15 @@
 import { STATUS_CODES } from "node:http";
+import { ApiError, reasonPhrase } from "@novu-query/express";
 import type { NextFunction, Request, Response } from "express";
 import { describe, expect, it, vi } from "vitest";
+import { bindOperation } from "../../express/bind.js";
 import { listOperations } from "../../scripts/operation-table.js";
-import { bindOperation } from "../../server/bind.js";
-import { ApiError, reasonPhrase } from "../../server/errors.js";
 import type { Store } from "../../server/store/store.js";
 
-describe("the server's own wiring", () => {
+describe("the skeleton's own wiring", () => {
   it("treats a handler reached without authentication as its own mistake (500), not the caller's (401)", async () => {
     const handler = vi.fn();
-    const bound = bindOperation("getNotification", handler, { store: {} as Store, idempotencyTtlSeconds: 60 });
+    const bound = bindOperation("getNotification", handler, { services: () => ({ store: {} as Store }) });
     const next = vi.fn<(error?: unknown) => void>();
     await bound({} as Request, { locals: {} } as Response, next as NextFunction);
     expect(handler).not.toHaveBeenCalled();

@@ -14,8 +14,9 @@
  * - A number JSON can write but a double cannot hold (`1e309` parses as Infinity, which would be stored as null).
  * - A body nested deeper than `maxBodyDepth` levels.
  */
+
+import { type OperationId, operationTable } from "@novu-query/contract/operations";
 import type { Request, RequestHandler } from "express";
-import { type OperationId, operationTable } from "../generated/operations.js";
 import { ApiError, type FieldErrors } from "./errors.js";
 import { pathPatternSource } from "./request-metadata.js";
 

@@ -1,35 +1,43 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
 import type { Duplex } from "node:stream";
-import type { Express, RequestHandler } from "express";
-import type { Logger } from "pino";
-import type { Config } from "./config.js";
+import type { RequestHandler } from "express";
 import { ApiError, reasonPhrase, transportErrorBody } from "./errors.js";
+import { type Logger, stderrLogger } from "./logger.js";
 import { messages } from "./messages.js";
 
-type Limits = Pick<Config, "maxHeaderBytes" | "requestTimeoutMs">;
+export interface HttpLimits {
+  /** Largest request head, in bytes: 431 above it (default 16384). */
+  maxHeaderBytes?: number;
+  /** Longest a request may take to arrive: 408 past it (default 30000). */
+  requestTimeoutMs?: number;
+}
 
 /**
- * The HTTP server around the app, with its limits. Requests Node refuses before Express sees them (a head over
- * MAX_HEADER_BYTES, a request slower than REQUEST_TIMEOUT_MS, bytes that are not HTTP) still get our error shape.
+ * The HTTP server around an app, with its limits. Requests Node refuses before Express sees them (a head over
+ * `maxHeaderBytes`, a request slower than `requestTimeoutMs`, bytes that are not HTTP) still get the error shape.
  */
-export function createHttpServer(app: Express, limits: Limits, logger: Logger): Server {
+export function createHttpServer(
+  app: RequestListener,
+  { maxHeaderBytes = 16_384, requestTimeoutMs = 30_000 }: HttpLimits = {},
+  logger: Logger = stderrLogger,
+): Server {
   const server = createServer(
     {
-      maxHeaderSize: limits.maxHeaderBytes,
+      maxHeaderSize: maxHeaderBytes,
       // How often Node looks for requests over the time limit (its default, 30 s, is coarser than the limit itself).
-      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(limits.requestTimeoutMs / 4))),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(requestTimeoutMs / 4))),
     },
     app,
   );
-  server.requestTimeout = limits.requestTimeoutMs;
-  server.headersTimeout = Math.min(60_000, limits.requestTimeoutMs);
+  server.requestTimeout = requestTimeoutMs;
+  server.headersTimeout = Math.min(60_000, requestTimeoutMs);
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable || error.code === "ECONNRESET") return socket.destroy();
     const [status, message] =
       error.code === "HPE_HEADER_OVERFLOW"
-        ? [431, messages.headersTooLarge(limits.maxHeaderBytes)]
+        ? [431, messages.headersTooLarge(maxHeaderBytes)]
         : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
-          ? [408, messages.receiveTimeout(limits.requestTimeoutMs)]
+          ? [408, messages.receiveTimeout(requestTimeoutMs)]
           : [400, messages.malformedHttp];
     logger.info({ code: error.code, status }, "refused a request before routing");
     const body = JSON.stringify(transportErrorBody(status, message, ""));

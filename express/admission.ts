@@ -1,10 +1,10 @@
 /**
- * Admission control: how many requests of this process may do database work at once, and how many may wait for a
+ * Admission control: how many requests of this process may run their handlers at once, and how many may wait for a
  * turn. Beyond that a request is answered 503 with `Retry-After` at once instead of joining an unbounded queue, in
- * which every request (cheap ones too) would wait behind the slow ones. Expensive requests (substring filters, deep
- * offset pages) also need one of a few turns of their own, so that a burst of them cannot take every connection.
+ * which every request (cheap ones too) would wait behind the slow ones. Expensive requests (which ones, the app
+ * says: `CostOf`) also need one of a few turns of their own, so that a burst of them cannot take every connection.
  */
-import type { OperationId } from "../generated/operations.js";
+import type { OperationId } from "@novu-query/contract/operations";
 import { ApiError } from "./errors.js";
 import type { HandlerInput } from "./handler-types.js";
 import { messages } from "./messages.js";
@@ -81,39 +81,22 @@ export class Limiter {
 
 export type Cost = "cheap" | "expensive";
 
-/**
- * Expensive: a substring filter (subscribers' `email`, `name`, `phone`; the notifications' `search`), which reads an
- * index's posting lists and rows by the thousand, and an offset page that skips `deepOffset` rows or more.
- */
-export function costOf<K extends OperationId>(id: K, input: HandlerInput<K>, deepOffset: number): Cost {
-  const query = input.query as Record<string, unknown>;
-  if (id === "searchSubscribers") {
-    return query.email !== undefined || query.name !== undefined || query.phone !== undefined ? "expensive" : "cheap";
-  }
-  if (id === "listNotifications") {
-    const offset = Number(query.page ?? 0) * Number(query.limit ?? 10);
-    return query.search !== undefined || offset >= deepOffset ? "expensive" : "cheap";
-  }
-  return "cheap";
-}
+/** Which requests are expensive: those that need one of the few expensive turns first. */
+export type CostOf = <K extends OperationId>(id: K, input: HandlerInput<K>) => Cost;
 
 export interface AdmissionOptions {
   all: LimiterOptions;
   expensive: LimiterOptions;
-  /** `page × limit` from which a list page counts as expensive. */
-  deepOffset: number;
 }
 
 /** Every request takes a turn of `all`; an expensive one first takes a turn of `expensive`. */
 export class Admission {
   readonly all: Limiter;
   readonly expensive: Limiter;
-  readonly deepOffset: number;
 
   constructor(options: AdmissionOptions) {
     this.all = new Limiter(options.all);
     this.expensive = new Limiter(options.expensive);
-    this.deepOffset = options.deepOffset;
   }
 
   run<T>(cost: Cost, work: () => Promise<T>): Promise<T> {

@@ -1,13 +1,23 @@
 /**
  * Handler types derived from openapi-typescript's `operations`: a handler gets typed input and must return a body
  * that matches one of the success statuses its operation declares, with no field the contract does not declare.
- * Errors are thrown with the operation's own helpers (`context.errors`, server/operation-errors.ts).
+ * Errors are thrown with the operation's own helpers (`context.errors`, operation-errors.ts).
+ *
+ * Two interfaces are yours to fill in, by declaration merging (`declare module "@novu-query/express" { ... }`):
+ * `AuthContext`, what your `authenticate` hook returns for a valid key, and `Services`, what your `services` hook
+ * gives every handler besides it (a database, or the idempotency store's transaction).
  */
-import type { OperationId, operationTable } from "../generated/operations.js";
-import type { operations } from "../generated/schema.js";
-import type { AuthContext } from "./auth.js";
+import type { OperationId, operationTable } from "@novu-query/contract/operations";
+import type { operations } from "@novu-query/contract/types";
 import type { OperationErrors, SuccessStatus } from "./operation-errors.js";
-import type { Store } from "./store/store.js";
+
+/** What your `authenticate` hook knows of the caller; handlers get it as `context.auth`. Extend it by merging. */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by the app through declaration merging
+export interface AuthContext {}
+
+/** What your `services` hook gives every handler besides `auth` and `errors`. Extend it by merging. */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by the app through declaration merging
+export interface Services {}
 
 type Operation<K extends OperationId> = operations[K];
 type Parameters<K extends OperationId> = Operation<K>["parameters"];
@@ -24,16 +34,12 @@ export interface HandlerInput<K extends OperationId> {
   body: Operation<K> extends { requestBody: infer Body } ? JsonContent<Body> : undefined;
 }
 
-export interface HandlerContext<K extends OperationId = OperationId> {
+export type HandlerContext<K extends OperationId = OperationId> = Services & {
+  /** The caller, as your `authenticate` hook described it. */
   auth: AuthContext;
-  /**
-   * The store, bound to the request's transaction when the operation runs in one (an idempotent PATCH). Reads go
-   * to `store.subscribers` / `store.notifications`, which use the read replica when `DATABASE_READ_URL` is set.
-   */
-  store: Store;
   /** The error answers this operation declares: `throw errors.notFound(message)`. */
   errors: OperationErrors<K>;
-}
+};
 
 export type HandlerResult<K extends OperationId> = {
   [S in SuccessStatus<K>]: {
@@ -48,5 +54,5 @@ export type Handler<K extends OperationId> = (
   context: HandlerContext<K>,
 ) => Promise<HandlerResult<K>>;
 
-/** One handler per operation of the spec, no more, no fewer. */
+/** One handler per operation of the contract, no more, no fewer. */
 export type Handlers = { [K in OperationId]: Handler<K> };

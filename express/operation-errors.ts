@@ -3,7 +3,7 @@
  * declares a 404, `errors.status(s, message)` accepts only declared error statuses. What slips past the types (a
  * hand-made `new ApiError(418, ...)`) is caught at run time by the binding (server/bind.ts), logged and answered 500.
  */
-import { type OperationId, operationTable } from "../generated/operations.js";
+import { type OperationId, operationTable } from "@novu-query/contract/operations";
 import { ApiError, type FieldErrors } from "./errors.js";
 import { messages } from "./messages.js";
 

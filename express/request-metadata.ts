@@ -1,5 +1,5 @@
+import { type OperationId, operationIds, operationTable } from "@novu-query/contract/operations";
 import type { Request } from "express";
-import { type OperationId, operationIds, operationTable } from "../generated/operations.js";
 
 /** What express-openapi-validator attaches to a request it matched to an operation of the spec. */
 export interface OperationMetadata {

@@ -2,7 +2,7 @@
  * `handler(operationId, implementation)`: how a handler is defined, so that its answer is checked for exactness
  * against the spec at compile time (server/handler-types.ts has the types it builds on).
  */
-import type { OperationId } from "../generated/operations.js";
+import type { OperationId } from "@novu-query/contract/operations";
 import type { Handler, HandlerContext, HandlerInput, HandlerResult } from "./handler-types.js";
 
 type ObjectPart<S> = Exclude<Extract<S, object>, readonly unknown[]>;

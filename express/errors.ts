@@ -1,17 +1,15 @@
-import { randomUUID } from "node:crypto";
+/**
+ * The one error type and the bodies it answers with. Everything that answers with an error throws an ApiError (or
+ * lets error-handler.ts map a library's error to one); handlers make theirs with their operation's helpers
+ * (operation-errors.ts), which allow declared statuses only.
+ */
 import { STATUS_CODES } from "node:http";
-import type { ErrorRequestHandler, Request, Response } from "express";
-import type { Logger } from "pino";
-import type { ConstraintValidation, ErrorDto, ValidationErrorDto } from "../generated/schema.js";
-import { fromBodyParser, fromValidator, isValidatorError } from "./library-errors.js";
+import type { ConstraintValidation, ErrorDto, ValidationErrorDto } from "@novu-query/contract/types";
+import type { Request } from "express";
 import { messages } from "./messages.js";
 
 export type FieldErrors = Record<string, ConstraintValidation>;
 
-/**
- * The one error type: everything that answers with an error throws one of these (or lets the middleware map it).
- * Handlers make theirs with their operation's helpers (server/operation-errors.ts), which allow declared statuses only.
- */
 export class ApiError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
@@ -67,33 +65,4 @@ export function errorBody(error: ApiError, req: Request, errorId?: string): Erro
     return { ...base, statusCode: 422, error: "Unprocessable Entity", errors: error.fieldErrors };
   }
   return errorId ? { ...base, errorId } : base;
-}
-
-// Sent as text, past the response validator: a scaffolded 501 is not a status the spec declares, and an error
-// answer must never turn into a second error. The error bodies are typed by ErrorDto and tested directly.
-function send(res: Response, body: ErrorBody): void {
-  res.type("application/json").send(JSON.stringify(body));
-}
-
-/** The only place that writes an error response. A 500 is logged with its errorId and says nothing of the cause. */
-export function errorHandler(logger: Logger, bodyLimitBytes: number): ErrorRequestHandler {
-  return (error, req, res, next) => {
-    if (res.headersSent) return next(error);
-    let apiError: ApiError | undefined;
-    try {
-      if (error instanceof ApiError) apiError = error;
-      else if (typeof error?.type === "string") apiError = fromBodyParser(error, bodyLimitBytes);
-      if (!apiError && isValidatorError(error) && error.status < 500) apiError = fromValidator(error, req);
-    } catch {
-      apiError = undefined;
-    }
-    if (!apiError || apiError.status === 500) {
-      const errorId = randomUUID();
-      (req.log ?? logger).error({ err: error, errorId }, "request failed");
-      const internal = new ApiError(500, messages.internal);
-      send(res.status(500), errorBody(internal, req, errorId));
-      return;
-    }
-    send(res.set(apiError.headers).status(apiError.status), errorBody(apiError, req));
-  };
 }

@@ -1,8 +1,43 @@
+/**
+ * Idempotency as Novu's interceptor answers it (`idempotency-key` on a PATCH): the first request's answer is stored
+ * and replayed with `Idempotency-Replay: true`; the same key while the first is running is 409 with `Retry-After: 1`;
+ * the same key with another method, path or body is 422; both carry Novu's `Link`. Where answers are kept is the
+ * app's choice: an `IdempotencyStore` (memory-idempotency.ts keeps them in this process).
+ */
 import { createHash } from "node:crypto";
 import type { RequestHandler } from "express";
 import { ApiError, type ErrorBody } from "./errors.js";
 import { idempotencyDocsLink, messages } from "./messages.js";
-import type { Store } from "./store/store.js";
+
+/** An answer as it is stored for replay. */
+export interface StoredAnswer {
+  /** Of the method, path and body: a retry must match it. */
+  fingerprint: string;
+  statusCode: number;
+  /** The body, serialised. */
+  body: string;
+}
+
+/** One request's hold on one key, inside the store's unit of work (a database transaction, say). */
+export interface IdempotencySession<Transaction> {
+  /** Given to the handler's `services` hook, so that its writes share the unit with the stored answer. */
+  transaction: Transaction;
+  /** Takes the key for this request; false when another request holds it now (answered 409). */
+  claim(): Promise<boolean>;
+  /** The answer stored for the key, unless it expired. */
+  find(): Promise<StoredAnswer | undefined>;
+  /** Stores the answer for `ttlSeconds`. */
+  save(answer: StoredAnswer, ttlSeconds: number): Promise<void>;
+}
+
+/**
+ * Where idempotent answers are kept. `session` runs `work` as one unit: what it saved, and what the handler wrote
+ * through the session's transaction, is kept together when `work` resolves and dropped together when it throws, so a
+ * change is never applied without its stored answer or the reverse. The key is held until the unit ends.
+ */
+export interface IdempotencyStore<Transaction = undefined> {
+  session<T>(scope: string, key: string, work: (session: IdempotencySession<Transaction>) => Promise<T>): Promise<T>;
+}
 
 /**
  * Echoes the `idempotency-key` of a PATCH on its answer, whatever it turns out to be (success, replay, validation
@@ -24,7 +59,8 @@ export interface Outcome {
 }
 
 export interface IdempotentRequest {
-  environmentId: string;
+  /** Whose keys these are (an environment, a tenant): the same key of two scopes never meets. */
+  scope: string;
   key: string;
   method: string;
   path: string;
@@ -48,25 +84,25 @@ export function fingerprint(request: Pick<IdempotentRequest, "method" | "path" |
 }
 
 /**
- * Runs `work` at most once per (environment, key): in one transaction that holds the key's lock, does the work
- * and stores its answer, so a change is never applied without its record or the reverse.
- * Errors the work itself reports (a 404) are stored and replayed too; anything else rolls back and is not stored.
+ * Runs `work` at most once per (scope, key), in one session of the store: claims the key, replays a stored answer,
+ * or does the work and stores its answer. Errors the work itself reports (a 404) are stored and replayed too;
+ * anything else ends the session without storing anything.
  */
-export async function runIdempotently(
-  store: Store,
+export async function runIdempotently<Transaction>(
+  store: IdempotencyStore<Transaction>,
   request: IdempotentRequest,
-  work: (tx: Store) => Promise<Outcome>,
+  work: (transaction: Transaction) => Promise<Outcome>,
   renderError: (error: ApiError) => ErrorBody,
 ): Promise<Outcome> {
   const print = fingerprint(request);
-  return store.transaction(async (tx) => {
-    if (!(await tx.idempotency.tryLock(request.environmentId, request.key))) {
+  return store.session(request.scope, request.key, async (session) => {
+    if (!(await session.claim())) {
       throw new ApiError(409, messages.idempotencyInFlight(request.key), {
         "Retry-After": "1",
         Link: idempotencyDocsLink,
       });
     }
-    const stored = await tx.idempotency.find(request.environmentId, request.key);
+    const stored = await session.find();
     if (stored) {
       if (stored.fingerprint !== print) {
         const field = { messages: ["was already used with a different method, path or body"], value: request.key };
@@ -83,14 +119,12 @@ export async function runIdempotently(
     }
     let outcome: Outcome;
     try {
-      outcome = await work(tx);
+      outcome = await work(session.transaction);
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 404) throw error;
       outcome = { status: error.status, body: renderError(error) };
     }
-    await tx.idempotency.save(
-      request.environmentId,
-      request.key,
+    await session.save(
       { fingerprint: print, statusCode: outcome.status, body: JSON.stringify(outcome.body) },
       request.ttlSeconds,
     );

@@ -99,14 +99,16 @@ export function fromValidator(error: ValidatorError, req: Request): ApiError {
 interface BodyParserError {
   type: string;
   status: number;
+  /** The body limit in bytes, on a body that passed it. */
+  limit?: number;
 }
 
-export function fromBodyParser(error: BodyParserError, limitBytes: number): ApiError | undefined {
+export function fromBodyParser(error: BodyParserError): ApiError | undefined {
   switch (error.type) {
     case "entity.parse.failed":
       return ApiError.badRequest(messages.malformedJson);
     case "entity.too.large":
-      return new ApiError(413, messages.bodyTooLarge(Math.round(limitBytes / 1024)));
+      return new ApiError(413, messages.bodyTooLarge(Math.round((error.limit ?? 0) / 1024)));
     case "encoding.unsupported":
     case "charset.unsupported":
       return new ApiError(415, messages.notJson);

@@ -1,0 +1,65 @@
+/**
+ * `Authorization: ApiKey <key>` with Novu's four 401 messages (the scheme word is case-sensitive, as Novu's). Which
+ * keys are valid, and what a key stands for, is the app's to say: the `authenticate` hook.
+ */
+import { createHash } from "node:crypto";
+import type { Request, RequestHandler, Response } from "express";
+import { ApiError } from "./errors.js";
+import type { AuthContext } from "./handler-types.js";
+import { messages } from "./messages.js";
+
+export interface ApiKeyCredentials {
+  /** The key as the caller sent it. */
+  apiKey: string;
+  /** Its SHA-256, hexadecimal: what to store and look keys up by, and safe to log. */
+  keyHash: string;
+}
+
+/**
+ * Looks a key up: what the caller may see (your tenant, environment, plan), or undefined for an unknown key, which is
+ * answered 401 `API Key not found`. A thrown error is a 500.
+ */
+export type Authenticate = (
+  credentials: ApiKeyCredentials,
+  request: Request,
+) => AuthContext | undefined | Promise<AuthContext | undefined>;
+
+/** What the pipeline keeps of an authenticated request, for rate limiting, idempotency and the handler. */
+export interface Caller {
+  auth: AuthContext;
+  keyHash: string;
+}
+
+const callers = new WeakMap<Response, Caller>();
+
+/** The caller of a request that passed authentication (undefined before, or without it). */
+export function callerOf(res: Response): Caller | undefined {
+  return callers.get(res);
+}
+
+export function hashApiKey(apiKey: string): string {
+  return createHash("sha256").update(apiKey).digest("hex");
+}
+
+/** Answers 401 for a missing, malformed or unknown key; records the caller for the rest of the pipeline. */
+export function apiKeyAuthentication(authenticate: Authenticate): RequestHandler {
+  return async (req, res, next) => {
+    const header = req.headers.authorization;
+    if (header === undefined) return next(ApiError.unauthorized(messages.missingAuthorization));
+    const [scheme = "", ...rest] = header.trim().split(/\s+/);
+    if (scheme !== "ApiKey") {
+      return next(ApiError.unauthorized(messages.invalidScheme(scheme.slice(0, 64))));
+    }
+    const apiKey = rest.join(" ");
+    if (apiKey === "") return next(ApiError.unauthorized(messages.emptyKey));
+    try {
+      const keyHash = hashApiKey(apiKey);
+      const auth = await authenticate({ apiKey, keyHash }, req);
+      if (!auth) return next(ApiError.unauthorized(messages.keyNotFound));
+      callers.set(res, { auth, keyHash });
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}

@@ -1,0 +1,154 @@
+/**
+ * Handlers bound to the contract's operations: each gets its typed input and context, runs (in an admission turn, in
+ * an idempotency session for a PATCH with a key), is held to the statuses its operation declares, and its answer is
+ * written.
+ */
+import { type OperationId, operationIds, operationTable } from "@novu-query/contract/operations";
+import type { Request, RequestHandler } from "express";
+import type { Admission, CostOf } from "./admission.js";
+import { type Caller, callerOf } from "./authenticate.js";
+import { ApiError, errorBody } from "./errors.js";
+import type { Handler, HandlerContext, HandlerInput, Handlers, Services } from "./handler-types.js";
+import { type IdempotencyStore, type Outcome, runIdempotently } from "./idempotency.js";
+import { errorsFor, isDeclared, NotImplementedError } from "./operation-errors.js";
+import { operationMetadata } from "./request-metadata.js";
+import { operationRules } from "./request-rules.js";
+
+export interface BindOptions<Transaction> {
+  /** What every handler gets besides `auth` and `errors`; `transaction` is the idempotency session's, if any. */
+  services: (request: Request, transaction: Transaction | undefined) => Services;
+  idempotency?:
+    | {
+        store: IdempotencyStore<Transaction>;
+        ttlSeconds: number;
+        /** Whose keys a request's key is among. */
+        scope: (caller: Caller) => string;
+      }
+    | undefined;
+  admission?: { turns: Admission; cost: CostOf } | undefined;
+  /** An error the app knows how to answer (a cancelled statement, say) as an ApiError; undefined for the others. */
+  translateError?: ((error: unknown) => ApiError | undefined) | undefined;
+}
+
+/**
+ * The handlers that are missing (answered 501 until written); throws for a handler of an operation the contract does
+ * not have, which is a typo or a stale file.
+ */
+export function missingHandlers(handlers: object): OperationId[] {
+  const given = Object.keys(handlers);
+  const extra = given.filter((id) => !(id in operationTable));
+  if (extra.length > 0) {
+    throw new Error(
+      `Handlers do not match the contract: ${extra.join(", ")} ${extra.length === 1 ? "is not an operation" : "are not operations"} of it (its operations: ${operationIds.join(", ")}).`,
+    );
+  }
+  return operationIds.filter((id) => !given.includes(id));
+}
+
+function inputOf<K extends OperationId>(id: K, req: Request): HandlerInput<K> {
+  return {
+    path: { ...operationMetadata(req)?.pathParams },
+    query: { ...operationTable[id].queryDefaults, ...(req.query as object) },
+    headers: req.headers,
+    body: req.body,
+  } as unknown as HandlerInput<K>;
+}
+
+/** A handler answered or threw a status its operation does not declare: a bug in the handler, answered 500. */
+export class UndeclaredStatusError extends Error {
+  constructor(id: OperationId, status: number) {
+    super(`the ${id} handler answered ${status}, which the spec does not declare for it`);
+    this.name = "UndeclaredStatusError";
+  }
+}
+
+/**
+ * Runs a handler and holds it to its operation's statuses, whatever got past the types: an undeclared status,
+ * returned or thrown, becomes an error that the error middleware logs and answers as 500.
+ */
+async function guarded<K extends OperationId>(id: K, run: () => Promise<Outcome>): Promise<Outcome> {
+  let outcome: Outcome;
+  try {
+    outcome = await run();
+  } catch (error) {
+    if (error instanceof ApiError && !isDeclared(id, error.status, error)) {
+      throw new UndeclaredStatusError(id, error.status);
+    }
+    throw error;
+  }
+  if (!isDeclared(id, outcome.status)) throw new UndeclaredStatusError(id, outcome.status);
+  return outcome;
+}
+
+/** An Express handler that runs the operation's handler and writes its answer (idempotently for PATCH with a key). */
+export function bindOperation<K extends OperationId, Transaction>(
+  id: K,
+  handler: Handler<K>,
+  options: BindOptions<Transaction>,
+): RequestHandler {
+  const idempotency = operationTable[id].method === "patch" ? options.idempotency : undefined;
+  const errors = errorsFor(id);
+  return async (req, res, next) => {
+    try {
+      const caller = callerOf(res);
+      // The pipeline answers every request without a valid key before it gets here; reaching a handler without a
+      // caller is a wiring mistake, not the caller's, so it is a 500 (logged with its errorId).
+      if (!caller) throw new Error(`${id} was reached without authentication: the API-key middleware is not mounted`);
+      const broken = operationRules(id, req);
+      if (broken) throw broken;
+      const input = inputOf(id, req);
+      const key = req.header("idempotency-key");
+      const run = (transaction: Transaction | undefined): Promise<Outcome> => {
+        const context: HandlerContext<K> = { ...options.services(req, transaction), auth: caller.auth, errors };
+        return guarded(id, () => handler(input, context));
+      };
+      const work = () =>
+        idempotency && key
+          ? runIdempotently(
+              idempotency.store,
+              {
+                scope: idempotency.scope(caller),
+                key,
+                method: req.method,
+                path: req.originalUrl,
+                body: req.body,
+                ttlSeconds: idempotency.ttlSeconds,
+              },
+              run,
+              (error) => errorBody(error, req),
+            )
+          : run(undefined);
+      const { admission } = options;
+      let outcome: Outcome;
+      try {
+        outcome = admission ? await admission.turns.run(admission.cost(id, input), work) : await work();
+      } catch (error) {
+        throw options.translateError?.(error) ?? error;
+      }
+      // The answer timeout may have answered 503 already; the work is done (and stored), the late answer is dropped.
+      if (res.headersSent) return;
+      res.set(outcome.headers ?? {}).status(outcome.status);
+      if (outcome.rawBody !== undefined) res.type("application/json").send(outcome.rawBody);
+      else res.json(outcome.body);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/** Every operation bound: its handler, or a stub answering 501 where there is none. */
+export function bindAll<Transaction>(
+  handlers: Partial<Handlers>,
+  options: BindOptions<Transaction>,
+): Record<OperationId, RequestHandler> {
+  const bound = {} as Record<OperationId, RequestHandler>;
+  for (const id of operationIds) {
+    const handler =
+      (handlers[id] as Handler<typeof id> | undefined) ??
+      (async () => {
+        throw new NotImplementedError(id);
+      });
+    bound[id] = bindOperation(id, handler, options);
+  }
+  return bound;
+}

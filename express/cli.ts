@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+/**
+ * The skeleton's command.
+ *   novu-query-express init [dir]   write what is missing of a service on the skeleton in dir (default: here)
+ */
+import { resolve } from "node:path";
+import { init } from "./init.js";
+
+const usage = `Usage:
+  novu-query-express init [dir]   write the app entry (src/server.ts), the API-key hook (src/auth.ts), tsconfig.json
+                                  and a handler stub per operation (src/handlers/) where they are missing; run it
+                                  again after upgrading the contract to add stubs for new operations
+  novu-query-express --help       this text
+`;
+
+const [command, dir = ".", ...rest] = process.argv.slice(2);
+if (command === "--help" || command === "-h" || command === "help") {
+  process.stdout.write(usage);
+} else if (command === "init" && rest.length === 0 && !dir.startsWith("-")) {
+  const { written, notes } = init(resolve(dir));
+  process.stdout.write(
+    written.length > 0
+      ? `Wrote:\n${written.map((file) => `  ${file}\n`).join("")}`
+      : "Nothing to write: every file is there.\n",
+  );
+  if (notes.length > 0) process.stdout.write(`\nStill to do:\n${notes.map((note) => `  ${note}\n`).join("")}`);
+  process.stdout.write(
+    "\nStart it with `npx tsx src/server.ts` (or `npx tsc` and `node dist/server.js`): every operation answers 501 until\n" +
+      "its handler in src/handlers/ is written. Check it with `npx @novu-query/conformance --base-url http://127.0.0.1:8080 --api-key dev-key`.\n",
+  );
+} else {
+  process.stderr.write(
+    command === undefined ? usage : `Unknown command "${process.argv.slice(2).join(" ")}".\n${usage}`,
+  );
+  process.exitCode = 2;
+}

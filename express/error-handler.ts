@@ -1,0 +1,43 @@
+/**
+ * The only place that writes an error response, and the 404 for a path no route answers. A library's error (the
+ * validator's, the body parser's) becomes the documented answer; anything else is a 500 that is logged with its
+ * errorId and says nothing of its cause.
+ */
+import { randomUUID } from "node:crypto";
+import type { ErrorRequestHandler, RequestHandler, Response } from "express";
+import { ApiError, type ErrorBody, errorBody } from "./errors.js";
+import { fromBodyParser, fromValidator, isValidatorError } from "./library-errors.js";
+import { type Logger, loggerFor, stderrLogger } from "./logger.js";
+import { messages } from "./messages.js";
+
+// Sent as text, past the response validator: a scaffolded 501 is not a status the spec declares, and an error
+// answer must never turn into a second error. The error bodies are typed by ErrorDto and tested directly.
+function send(res: Response, body: ErrorBody): void {
+  res.type("application/json").send(JSON.stringify(body));
+}
+
+/** Answers every error in the documented shape; mount it last, after `notFound`. */
+export function errorHandler(logger: Logger = stderrLogger): ErrorRequestHandler {
+  return (error, req, res, next) => {
+    if (res.headersSent) return next(error);
+    let apiError: ApiError | undefined;
+    try {
+      if (error instanceof ApiError) apiError = error;
+      else if (typeof error?.type === "string") apiError = fromBodyParser(error);
+      if (!apiError && isValidatorError(error) && error.status < 500) apiError = fromValidator(error, req);
+    } catch {
+      apiError = undefined;
+    }
+    if (!apiError || apiError.status === 500) {
+      const errorId = randomUUID();
+      loggerFor(req, logger).error({ err: error, errorId }, "request failed");
+      send(res.status(500), errorBody(new ApiError(500, messages.internal), req, errorId));
+      return;
+    }
+    send(res.set(apiError.headers).status(apiError.status), errorBody(apiError, req));
+  };
+}
+
+/** 404 `Cannot GET /path` for a request no route answered, in the error shape. */
+export const notFound: RequestHandler = (req, _res, next) =>
+  next(ApiError.notFound(messages.routeNotFound(req.method, req.path)));
