@@ -5,11 +5,12 @@
  * the conformance coverage, are fuzzed from their spec, and answer 501 until implemented.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { workspacePackages } from "../../scripts/packages.js";
 import {
   getSubscriberMethod,
   subscriberNotificationsPath,
@@ -33,14 +34,25 @@ function run(cwd: string, command: string, args: string[], env: Record<string, s
   });
 }
 
-/** The repository's files as a clone has them (tracked, plus new files not ignored), and its node_modules. */
+/**
+ * The repository's files as a clone has them (tracked, plus new files not ignored), and its installed packages as
+ * `npm ci` would link them there: every package of ours links to the copy's own workspace folder (so the copy's
+ * packages build against each other), every other one to this repository's node_modules (no install).
+ */
 function copyRepository(): string {
   const copy = mkdtempSync(join(tmpdir(), "add-operation-"));
   const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root });
   execFileSync("tar", ["-c", "--null", "-T", "-", "-f", join(copy, "files.tar")], { cwd: root, input: files });
   execFileSync("tar", ["-x", "-f", "files.tar"], { cwd: copy });
   rmSync(join(copy, "files.tar"));
-  symlinkSync(join(root, "node_modules"), join(copy, "node_modules"));
+  const modules = join(copy, "node_modules");
+  mkdirSync(join(modules, "@novu-query"), { recursive: true });
+  for (const entry of readdirSync(join(root, "node_modules"))) {
+    if (entry !== "@novu-query") symlinkSync(join(root, "node_modules", entry), join(modules, entry));
+  }
+  for (const pkg of workspacePackages) {
+    symlinkSync(join(copy, pkg.dir), join(modules, "@novu-query", pkg.name.replace("@novu-query/", "")));
+  }
   return copy;
 }
 

@@ -20,6 +20,7 @@ import {
   serverFromBanner,
   startProcess,
 } from "../../scripts/processes.js";
+import { nodeRuntimes } from "../support/node-runtimes.js";
 import { packedTarballs } from "../support/tarballs.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -286,13 +287,7 @@ answer("getNotification", 404, "Nope");
   });
 });
 
-/** The Node of this test run (20) and the current LTS from npm. */
-const runtimes: [string, () => string][] = [
-  ["Node 20", () => process.execPath],
-  ["Node 24", () => run("npx", ["-y", "node@24", "-p", "process.execPath"], work, { npm_config_yes: "true" }).trim()],
-];
-
-describe.each(runtimes)("the commands and the client under %s", (runtime, findNode) => {
+describe.each(nodeRuntimes)("the commands and the client under %s", (runtime, findNode) => {
   let node: string;
   let mock: StartedProcess;
   let mockUrl: string;
