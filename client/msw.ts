@@ -141,19 +141,14 @@ function addIssues(errors: FieldErrors, prefix: string, issues: ErrorObject[] | 
   }
 }
 
-function errorFrame(status: number, message: string, url: URL) {
-  const reasons: Record<number, string> = {
-    400: "Bad Request",
-    415: "Unsupported Media Type",
-    422: "Unprocessable Entity",
+/** A named error example's status, reason and message (the server's words), with this request's time and path. */
+function errorFrame(exampleName: string, url: URL) {
+  const { statusCode, error, message } = exampleValue(exampleName) as {
+    statusCode: number;
+    error: string;
+    message: string;
   };
-  return {
-    statusCode: status,
-    error: reasons[status] ?? "Error",
-    message,
-    timestamp: new Date().toISOString(),
-    path: url.pathname + url.search,
-  };
+  return { statusCode, error, message, timestamp: new Date().toISOString(), path: url.pathname + url.search };
 }
 
 function exampleValue(name: string): unknown {
@@ -252,19 +247,19 @@ async function requestFailure(id: OperationId, request: Request, params: Json, u
   }
   if (check.body) {
     if (!/^application\/json\b/i.test(request.headers.get("content-type") ?? "")) {
-      return HttpResponse.json(errorFrame(415, "Content-Type must be application/json", url), { status: 415 });
+      return HttpResponse.json(errorFrame("UnsupportedMediaType", url), { status: 415 });
     }
     const text = await request.text();
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      return HttpResponse.json(errorFrame(400, "Malformed JSON in request body", url), { status: 400 });
+      return HttpResponse.json(errorFrame("BadRequestMalformedJson", url), { status: 400 });
     }
     if (!check.body(body)) addIssues(errors, "body", check.body.errors, body);
   }
   if (Object.keys(errors).length === 0) return null;
-  return HttpResponse.json({ ...errorFrame(422, "Validation Error", url), errors }, { status: 422 });
+  return HttpResponse.json({ ...errorFrame("ValidationPatchBody", url), errors }, { status: 422 });
 }
 
 function urlPattern(id: OperationId, baseUrl: string | undefined): string {

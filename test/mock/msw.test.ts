@@ -3,6 +3,7 @@
  * `fetch`: the same shape-level conformance rules the Prism mock passes, every documented answer by name, the
  * request checks (401/415/400/422 as the server words them) and the typed overrides.
  */
+import { messages } from "@novu-query/express";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../client/index.js";
@@ -154,13 +155,21 @@ describe("MSW handlers from the contract", () => {
       call("/v2/subscribers/user-1", { method: "PATCH", headers: { "content-type": contentType }, body });
     const unknown = await patch(JSON.stringify({ fristName: "typo", locale: 5 }));
     expect(unknown.status).toBe(422);
-    const errors = ((await unknown.json()) as ValidationErrorDto).errors;
-    expect(errors["body.fristName"]?.messages).toEqual(["is not a known field"]);
-    expect(errors["body.locale"]?.value).toBe(5);
-    expect((await patch("{}", "text/plain")).status).toBe(415);
+    const invalid = (await unknown.json()) as ValidationErrorDto;
+    expect(invalid).toMatchObject({ statusCode: 422, error: "Unprocessable Entity", message: messages.validation });
+    expect(invalid.errors["body.fristName"]?.messages).toEqual(["is not a known field"]);
+    expect(invalid.errors["body.locale"]?.value).toBe(5);
+    const notJson = await patch("{}", "text/plain");
+    expect(notJson.status).toBe(415);
+    expect(await notJson.json()).toMatchObject({
+      statusCode: 415,
+      error: "Unsupported Media Type",
+      message: messages.notJson,
+      path: "/v2/subscribers/user-1",
+    });
     const malformed = await patch("{");
     expect(malformed.status).toBe(400);
-    expect(((await malformed.json()) as ErrorDto).message).toBe("Malformed JSON in request body");
+    expect(((await malformed.json()) as ErrorDto).message).toBe(messages.malformedJson);
   });
 
   it("answer with a typed body of the test's own", async () => {
