@@ -651,7 +651,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorDto"];
+                "application/json": components["schemas"]["ErrorDto"] & {
+                    /** @constant */
+                    statusCode: 400;
+                };
             };
         };
         /** @description The API key is missing, malformed or unknown. */
@@ -661,7 +664,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorDto"];
+                "application/json": components["schemas"]["ErrorDto"] & {
+                    /** @constant */
+                    statusCode: 401;
+                };
             };
         };
         /** @description The request URL, query string included, is longer than the server accepts (8,192 characters by default). */
@@ -671,7 +677,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorDto"];
+                "application/json": components["schemas"]["ErrorDto"] & {
+                    /** @constant */
+                    statusCode: 414;
+                };
             };
         };
         /** @description A query parameter or header broke the contract. `errors` names each one. */
@@ -696,7 +705,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorDto"];
+                "application/json": components["schemas"]["ErrorDto"] & {
+                    /** @constant */
+                    statusCode: 429;
+                };
             };
         };
         /** @description An unexpected failure. The body carries an `errorId` that is also in the server log; it never carries internals. */
@@ -706,7 +718,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorDto"];
+                "application/json": components["schemas"]["ErrorDto"] & {
+                    /** @constant */
+                    statusCode: 500;
+                };
             };
         };
         /** @description The server cannot take the request now: every turn for database work is taken and the queue is full (expensive requests, substring filters and deep offset pages, have fewer turns of their own), the database did not answer within the statement timeout (the query is cancelled and nothing it did is kept: a PATCH and its idempotency record roll back together, so a retry with the same key starts afresh), or the answer took longer than the request time limit. Wait `Retry-After` seconds and retry. */
@@ -717,7 +732,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorDto"];
+                "application/json": components["schemas"]["ErrorDto"] & {
+                    /** @constant */
+                    statusCode: 503;
+                };
             };
         };
         /** @description The body is not valid JSON, or the idempotency key is too long. */
@@ -727,7 +745,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorDto"];
+                "application/json": components["schemas"]["ErrorDto"] & {
+                    /** @constant */
+                    statusCode: 400;
+                };
             };
         };
         /** @description No subscriber of this environment has this `subscriberId`. A replayed answer carries the idempotency headers. */
@@ -739,7 +760,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorDto"];
+                "application/json": components["schemas"]["ErrorDto"] & {
+                    /** @constant */
+                    statusCode: 404;
+                };
             };
         };
         /** @description A request with the same idempotency key is still being processed; retry after `Retry-After` seconds. */
@@ -752,7 +776,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorDto"];
+                "application/json": components["schemas"]["ErrorDto"] & {
+                    /** @constant */
+                    statusCode: 409;
+                };
             };
         };
         /** @description The request body is larger than 100 kB. */
@@ -762,7 +789,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorDto"];
+                "application/json": components["schemas"]["ErrorDto"] & {
+                    /** @constant */
+                    statusCode: 413;
+                };
             };
         };
         /** @description The request body was not sent as `application/json`. */
@@ -772,7 +802,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorDto"];
+                "application/json": components["schemas"]["ErrorDto"] & {
+                    /** @constant */
+                    statusCode: 415;
+                };
             };
         };
         /** @description The body, path or a header broke the contract, or the idempotency key was already used for a different request. */
@@ -794,7 +827,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorDto"];
+                "application/json": components["schemas"]["ErrorDto"] & {
+                    /** @constant */
+                    statusCode: 400;
+                };
             };
         };
         /** @description The requested date range starts before the environment's retention window. */
@@ -804,7 +840,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorDto"];
+                "application/json": components["schemas"]["ErrorDto"] & {
+                    /** @constant */
+                    statusCode: 402;
+                };
             };
         };
         /** @description A query parameter or header broke the contract. `errors` names each one. */
@@ -824,7 +863,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorDto"];
+                "application/json": components["schemas"]["ErrorDto"] & {
+                    /** @constant */
+                    statusCode: 400;
+                };
             };
         };
         /** @description No notification of this environment has this id. */
@@ -834,7 +876,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorDto"];
+                "application/json": components["schemas"]["ErrorDto"] & {
+                    /** @constant */
+                    statusCode: 404;
+                };
             };
         };
         /** @description The notification id is not 24 hexadecimal characters, or a header broke the contract. */

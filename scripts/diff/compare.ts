@@ -2,6 +2,7 @@
  * The structural diff of two bundled specs (api-smart-diff, which resolves every $ref so that a change to a shared
  * schema shows at each request and response that uses it), classified by our rules (rules.ts).
  */
+import { merge } from "allof-merge";
 import { apiCompare } from "api-smart-diff";
 import { pointerOf, valueAt } from "../../client/json-pointer.js";
 import { type Change, classify, type Impact } from "./rules.js";
@@ -22,25 +23,38 @@ function relevant(path: (string | number)[]): boolean {
 }
 
 const inlined = /^#\/components\/(parameters|responses|requestBodies|headers|examples)\//;
+/** A request or response body's schema that is only a reference to a shared schema. */
+const isBodySchemaRef = (key: string, node: Spec) =>
+  key === "schema" && typeof node.$ref === "string" && node.$ref.startsWith("#/components/schemas/");
 
 /**
  * The spec with every $ref to a shared parameter, response, request body, header or example replaced by its target
- * under paths (api-smart-diff follows schema $refs itself, not these), so each change shows at each operation.
+ * under paths (api-smart-diff follows schema $refs itself, not these), so each change shows at each operation. A
+ * body's schema that is a bare reference is replaced too, so that it compares with a merged `allOf` of the same.
  */
 function inlineShared(spec: Spec): Spec {
   const target = (ref: string): unknown => valueAt(spec, ref);
-  const walk = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(walk);
+  const walk = (node: unknown, key = ""): unknown => {
+    if (Array.isArray(node)) return node.map((item) => walk(item));
     if (!node || typeof node !== "object") return node;
     const ref = (node as Spec).$ref;
-    if (typeof ref === "string" && inlined.test(ref)) return walk(target(ref));
-    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, walk(value)]));
+    if (typeof ref === "string" && (inlined.test(ref) || isBodySchemaRef(key, node as Spec))) return walk(target(ref));
+    return Object.fromEntries(Object.entries(node).map(([name, value]) => [name, walk(value, name)]));
   };
   return { ...spec, paths: walk(spec.paths) };
 }
 
+/**
+ * The spec with every `allOf` merged into one schema (allof-merge, api-smart-diff's own companion), so that narrowing a
+ * shared schema in place (`allOf: [ErrorDto, { statusCode: { const: 404 } }]`) shows as the constraint it adds, not
+ * as the whole schema removed and another added.
+ */
+function mergeAllOf(spec: Spec): Spec {
+  return merge(spec, { source: spec, mergeRefSibling: true }) as Spec;
+}
+
 export function compareSpecs(before: Spec, after: Spec): ClassifiedChange[] {
-  const { diffs } = apiCompare(inlineShared(before), inlineShared(after)) as {
+  const { diffs } = apiCompare(inlineShared(mergeAllOf(before)), inlineShared(mergeAllOf(after))) as {
     diffs: (Change & { path: (string | number)[] })[];
   };
   return diffs

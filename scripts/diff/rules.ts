@@ -269,6 +269,14 @@ export const rules: Rule[] = [
     implementations: "breaking",
   },
   {
+    id: "response-const-added",
+    text: "A response value pinned to one constant (an error's statusCode to its status): clients meet only it; old servers may send others",
+    oasdiff: "response-property-enum-value-removed (info), as an enum narrowed to one value",
+    matches: (c) => inResponseSchema(c) && c.key === "const" && c.action === "add",
+    clients: "non-breaking",
+    implementations: "breaking",
+  },
+  {
     id: "type-changed",
     text: "A type, format, pattern, const or item schema changed (a nullable added to a response is breaking for clients)",
     oasdiff: "request-parameter-type-changed / response-property-type-changed / ...-pattern-changed",

@@ -62,10 +62,15 @@ describe("the bundled spec", () => {
       const response = resolve(responses[String(status)]);
       const media = (response.content as JsonObject)["application/json"] as JsonObject;
       expect(Object.keys(media)).toContain("examples");
-      const schemaName = String((media.schema as JsonObject).$ref)
-        .split("/")
-        .pop();
-      expect(schemaName).toBe(status === 422 ? "ValidationErrorDto" : "ErrorDto");
+      const schema = media.schema as JsonObject;
+      if (status === 422) {
+        expect(schema.$ref).toBe("#/components/schemas/ValidationErrorDto");
+      } else {
+        // ErrorDto with its statusCode pinned to the status, so that clients tell error bodies apart by it.
+        const [shared, pinned] = schema.allOf as JsonObject[];
+        expect(shared?.$ref).toBe("#/components/schemas/ErrorDto");
+        expect(pinned).toMatchObject({ required: ["statusCode"], properties: { statusCode: { const: status } } });
+      }
       for (const example of Object.values(media.examples as JsonObject)) {
         expect(resolve<{ value: { statusCode: number } }>(example).value.statusCode).toBe(status);
       }

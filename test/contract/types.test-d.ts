@@ -50,8 +50,27 @@ describe("generated types", () => {
     expectTypeOf<Patch["responses"][422]["content"]["application/json"]>().toEqualTypeOf<ValidationErrorDto>();
     type List = operations["listNotifications"];
     expectTypeOf<NonNullable<List["parameters"]["query"]>["channels"]>().toEqualTypeOf<ChannelType[] | undefined>();
-    expectTypeOf<
-      operations["getNotification"]["responses"][404]["content"]["application/json"]
-    >().toEqualTypeOf<ErrorDto>();
+    expectTypeOf<operations["getNotification"]["responses"][404]["content"]["application/json"]>().toEqualTypeOf<
+      ErrorDto & { statusCode: 404 }
+    >();
+  });
+
+  it("tell error bodies apart by statusCode", () => {
+    type ErrorOf<K extends keyof operations> = {
+      [S in keyof operations[K]["responses"]]: S extends number
+        ? S extends 200
+          ? never
+          : operations[K]["responses"][S] extends { content: { "application/json": infer Body } }
+            ? Body
+            : never
+        : never;
+    }[keyof operations[K]["responses"]];
+    const describe = (error: ErrorOf<"patchSubscriber">) => {
+      if (error.statusCode === 422) return Object.keys(error.errors);
+      // @ts-expect-error only the 422 body has `errors`
+      void error.errors;
+      return error.statusCode === 404 ? [error.message] : [];
+    };
+    void describe;
   });
 });
