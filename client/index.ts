@@ -8,9 +8,10 @@
 import createFetchClient, {
   type Client,
   type ClientOptions as FetchClientOptions,
-  type FetchOptions,
   type FetchResponse,
+  type MaybeOptionalInit,
 } from "openapi-fetch";
+import type { PathsWithMethod, RequiredKeysOf } from "openapi-typescript-helpers";
 import type {
   ErrorDto,
   ListNotificationsResponse,
@@ -23,7 +24,7 @@ import type {
 } from "../generated/schema.js";
 import { newIdempotencyKey } from "./idempotency-key.js";
 
-export type * from "../generated/schema.js";
+export * from "../generated/schema.js";
 export { newIdempotencyKey } from "./idempotency-key.js";
 
 export interface ClientOptions {
@@ -40,35 +41,72 @@ export interface ClientOptions {
   headers?: FetchClientOptions["headers"];
 }
 
-/** The paths that have an operation for this method. */
-type PathsWith<Method extends "patch"> = {
-  [Path in keyof paths]: [NonNullable<paths[Path][Method]>] extends [never] ? never : Path;
-}[keyof paths];
+/** The PATCH body each path's operation declares. */
+type PatchBodyOf<Path extends PathsWithMethod<paths, "patch">> =
+  MaybeOptionalInit<paths[Path], "patch"> extends { body?: infer Body } ? Body : never;
 
 /**
- * openapi-fetch's PATCH takes its options as a type parameter, so TypeScript does not check an object literal for
- * fields the contract lacks. Ours takes them as a plain parameter: `body: { locale: "en", nope: 1 }` does not compile.
+ * Each field of a PATCH init as it is, but for the body's fields the contract lacks, which become `never`. A body typed
+ * with an index signature (`Record<string, unknown>`) names no field, so it is left to the body's own type.
  */
-type ExactPatch = <Path extends PathsWith<"patch">>(
-  url: Path,
-  init: FetchOptions<NonNullable<paths[Path]["patch"]>>,
-) => Promise<
-  FetchResponse<
-    NonNullable<paths[Path]["patch"]>,
-    FetchOptions<NonNullable<paths[Path]["patch"]>>,
-    `${string}/${string}`
-  >
+type NoUnknownBodyFields<Init, Body> = {
+  [K in keyof Init]: K extends "body"
+    ? string extends keyof Init[K]
+      ? unknown
+      : { [F in keyof Init[K]]: F extends keyof NonNullable<Body> ? unknown : never }
+    : unknown;
+};
+
+/** openapi-fetch's final init parameter: optional when nothing in it is required. */
+type InitParam<Init> =
+  RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+
+type PatchAnswer<Path extends PathsWithMethod<paths, "patch">, Init> = Promise<
+  FetchResponse<NonNullable<paths[Path]["patch"]>, Init, `${string}/${string}`>
 >;
 
+/**
+ * openapi-fetch's PATCH infers its options as a type parameter, so TypeScript does not check an object literal for
+ * fields the contract lacks. Ours constrains that parameter: `body: { locale: "en", nope: 1 }` does not compile. Its
+ * second signature is openapi-fetch's own, so that tools taking an openapi-fetch `Client` (openapi-react-query's
+ * `createClient`) accept this client as it is; `this: never` keeps calls from falling through to it.
+ */
+interface ExactPatch {
+  <
+    Path extends PathsWithMethod<paths, "patch">,
+    Init extends MaybeOptionalInit<paths[Path], "patch"> & NoUnknownBodyFields<Init, PatchBodyOf<Path>>,
+  >(
+    url: Path,
+    ...init: InitParam<Init>
+  ): PatchAnswer<Path, Init>;
+  <Path extends PathsWithMethod<paths, "patch">, Init extends MaybeOptionalInit<paths[Path], "patch">>(
+    this: never,
+    url: Path,
+    ...init: InitParam<Init>
+  ): PatchAnswer<Path, Init>;
+}
+
+/** The typed client: openapi-fetch's, with a PATCH that refuses body fields the contract lacks. */
 export type ApiClient = Omit<Client<paths>, "PATCH"> & { PATCH: ExactPatch };
 
 export type SearchSubscribersQuery = NonNullable<operations["searchSubscribers"]["parameters"]["query"]>;
 export type ListNotificationsQuery = NonNullable<operations["listNotifications"]["parameters"]["query"]>;
 
+/**
+ * The base URL as fetch needs it. A relative one ("/api") is the page's own origin in a browser; where there is no
+ * page (Node: Vitest, Jest), it is `http://localhost`, so that MSW's handlers for "/api" answer it there too.
+ */
+function absoluteBaseUrl(baseUrl: string): string {
+  const base = baseUrl.replace(/\/+$/, "");
+  if (!base.startsWith("/")) return base;
+  const origin = (globalThis as { location?: { origin?: string } }).location?.origin;
+  return `${origin && origin !== "null" ? origin : "http://localhost"}${base}`;
+}
+
 /** A typed client. PATCH requests get a fresh `idempotency-key` unless you pass one, so retries are safe. */
 export function createClient(options: ClientOptions): ApiClient {
   const client = createFetchClient<paths>({
-    baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    baseUrl: absoluteBaseUrl(options.baseUrl),
     fetch: options.fetch ?? ((request: Request) => globalThis.fetch(request)),
     ...(options.headers ? { headers: options.headers } : {}),
   });

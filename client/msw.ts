@@ -19,7 +19,9 @@ import { type HttpHandler, HttpResponse, http } from "msw";
 import spec from "../generated/openapi.json" with { type: "json" };
 import { type OperationId, operationTable } from "../generated/operations.js";
 import type { operations } from "../generated/schema.js";
+import { createFactories, type FactoryOptions } from "./factories.js";
 import { pointerOf, resolveRef, segmentsOf } from "./json-pointer.js";
+import { type MemoryAnswer, MemoryApi, type MemoryData } from "./memory-api.js";
 
 /** The statuses an operation declares. */
 export type StatusOf<Op extends OperationId> = (typeof operationTable)[Op]["statuses"][number];
@@ -86,7 +88,14 @@ function specAjv(): { params: Ajv2020; body: Ajv2020 } {
 }
 
 interface OperationCheck {
-  parameters: { where: "query" | "path"; name: string; required: boolean; validate: ValidateFunction }[];
+  parameters: {
+    where: "query" | "path";
+    name: string;
+    required: boolean;
+    /** The schema's type: what a query parameter's text becomes in the stateful mode. */
+    type: "string" | "integer" | "number" | "boolean" | "array";
+    validate: ValidateFunction;
+  }[];
   body?: ValidateFunction;
 }
 
@@ -103,11 +112,13 @@ function operationCheck(id: OperationId): OperationCheck {
     const parameter = resolve(raw) as unknown as SpecParameter;
     if (parameter.in !== "query" && parameter.in !== "path") return [];
     const schema = typeof (raw as Json).$ref === "string" ? `${(raw as Json).$ref}/schema`.slice(1) : undefined;
+    const type = resolve((parameter as unknown as Json).schema).type;
     return [
       {
         where: parameter.in as "query" | "path",
         name: parameter.name,
         required: parameter.required === true,
+        type: (typeof type === "string" ? type : "string") as OperationCheck["parameters"][number]["type"],
         validate: params.compile({ $ref: `spec#${schema ?? `${base}/parameters/${index}/schema`}` }),
       },
     ];
@@ -157,7 +168,37 @@ function exampleValue(name: string): unknown {
   return structuredClone(example.value);
 }
 
-function exampleResponse(id: OperationId, url: URL, choice: Choice): Response {
+/**
+ * An example made to answer this request where it can: an error's path and time are this request's, as the server's
+ * would be, and its message names the requested resource instead of the example's; a success names the requested
+ * resource (the path parameter's field, or `_id` for an id parameter); a page asked for with a cursor or a page number
+ * is the last one, so that walking the pages ends.
+ */
+function fitExampleToRequest(body: Json, status: number, url: URL, params: Json): void {
+  const requested = Object.entries(params).filter((entry): entry is [string, string] => typeof entry[1] === "string");
+  if (status >= 400) {
+    const examplePath = typeof body.path === "string" ? body.path : "";
+    const exampleId = examplePath.split("/").at(-1);
+    const requestedId = requested.at(-1)?.[1];
+    if (exampleId && requestedId && typeof body.message === "string") {
+      body.message = body.message.split(exampleId).join(requestedId);
+    }
+    Object.assign(body, { path: url.pathname + url.search, timestamp: new Date().toISOString() });
+    return;
+  }
+  for (const [name, value] of requested) {
+    if (name in body) body[name] = value;
+    else if (requested.length === 1 && /Id$/.test(name) && "_id" in body) body._id = value;
+  }
+  if ("next" in body && (url.searchParams.has("after") || url.searchParams.has("before"))) {
+    Object.assign(body, url.searchParams.has("after") ? { next: null } : { previous: null });
+  }
+  if ("hasMore" in body && Number(url.searchParams.get("page") ?? 0) > 0) {
+    Object.assign(body, { hasMore: false, page: Number(url.searchParams.get("page")) });
+  }
+}
+
+function exampleResponse(id: OperationId, url: URL, choice: Choice, params: Json = {}): Response {
   const { path, method } = operationTable[id];
   const responses = ((spec.paths as Json)[path] as Json)[method] as { responses: Json };
   const response = resolve(responses.responses[String(choice.status)]) as {
@@ -167,10 +208,7 @@ function exampleResponse(id: OperationId, url: URL, choice: Choice): Response {
   let body = choice.body;
   if (body === undefined) {
     body = exampleBody(id, choice.status as never, choice.example as never);
-    // An error example's path and time are those of this request, as the server's would be.
-    if (choice.status >= 400 && body && typeof body === "object") {
-      Object.assign(body, { path: url.pathname + url.search, timestamp: new Date().toISOString() });
-    }
+    if (body && typeof body === "object") fitExampleToRequest(body as Json, choice.status, url, params);
   }
   const headers = new Headers();
   for (const [name, raw] of Object.entries(response.headers ?? {})) {
@@ -223,6 +261,13 @@ function authenticationFailure(request: Request): string | undefined {
 
 /** Checks a request against the operation's parameters and body; answers 400/415/422 when the contract refuses it. */
 async function requestFailure(id: OperationId, request: Request, params: Json, url: URL): Promise<Response | null> {
+  const idempotencyKey = request.headers.get("idempotency-key");
+  if (idempotencyKey !== null && idempotencyKey.length > 255) {
+    // Novu's 400, which names the key: the example's message with this request's key in it.
+    const frame = errorFrame("BadRequestIdempotencyKeyTooLong", url);
+    const message = frame.message.replace(/"[^"]*"/, JSON.stringify(idempotencyKey));
+    return HttpResponse.json({ ...frame, message }, { status: 400 });
+  }
   const check = operationCheck(id);
   const errors: FieldErrors = {};
   const known = new Set(check.parameters.filter((p) => p.where === "query").map((p) => p.name));
@@ -262,9 +307,15 @@ async function requestFailure(id: OperationId, request: Request, params: Json, u
   return HttpResponse.json({ ...errorFrame("ValidationPatchBody", url), errors }, { status: 422 });
 }
 
+/**
+ * The URL pattern of an operation. A relative base URL ("/api", as a browser app on its own origin uses) matches on
+ * any origin: under Node (Vitest, Jest) there is no page origin to resolve it against.
+ */
 function urlPattern(id: OperationId, baseUrl: string | undefined): string {
   const path = operationTable[id].expressPath;
-  return baseUrl === undefined ? `*${path}` : `${baseUrl.replace(/\/+$/, "")}${path}`;
+  if (baseUrl === undefined) return `*${path}`;
+  const base = baseUrl.replace(/\/+$/, "");
+  return base.startsWith("/") ? `*${base}${path}` : `${base}${path}`;
 }
 
 /** Fails for a status the operation does not declare or an example name it does not have. */
@@ -295,7 +346,7 @@ function handlerFor(id: OperationId, options: HandlerOptions, fixed?: Choice): H
       ...(prefer.example && { example: prefer.example }),
     };
     checkChoice(id, choice);
-    return exampleResponse(id, url, choice);
+    return exampleResponse(id, url, choice, params as Json);
   });
 }
 
@@ -337,4 +388,107 @@ export function respond<Op extends OperationId, S extends StatusOf<Op>>(
   options: HandlerOptions = {},
 ): HttpHandler {
   return handlerFor(operationId, options, { status, body });
+}
+
+export interface StatefulOptions extends HandlerOptions {
+  /** The data to start from (copied); default: realistic data from the factories (`seed`, `now`). */
+  data?: MemoryData;
+  /** The factories' seed and clock, when `data` is not given. */
+  seed?: FactoryOptions["seed"];
+  now?: FactoryOptions["now"];
+  /** How many subscribers and notifications the factories make (default 40 and 120). */
+  subscribers?: number;
+  notifications?: number;
+  /** The one key accepted (any other gets Novu's 401 `API Key not found`); default: any key. */
+  apiKey?: string;
+}
+
+export interface StatefulHandlers {
+  /** For `setupServer(...handlers)` / `setupWorker(...handlers)`. */
+  handlers: HttpHandler[];
+  /** The data as the handlers see it now, PATCHes included. */
+  api: MemoryApi;
+  /** Back to the data the handlers started with (between tests). */
+  reset(): void;
+}
+
+/** A query parameter's text as the schema types it (the validator has accepted it already). */
+function queryOf(id: OperationId, url: URL): Json {
+  const query: Json = { ...(operationTable[id].queryDefaults as Json) };
+  for (const { where, name, type } of operationCheck(id).parameters) {
+    if (where !== "query" || !url.searchParams.has(name)) continue;
+    const text = url.searchParams.get(name) as string;
+    query[name] =
+      type === "array"
+        ? url.searchParams.getAll(name)
+        : type === "integer" || type === "number"
+          ? Number(text)
+          : type === "boolean"
+            ? text === "true"
+            : text;
+  }
+  return query;
+}
+
+function memoryResponse(answer: MemoryAnswer, url: URL): Response {
+  const headers = { "X-Request-Id": requestId(), ...answer.headers };
+  if ("body" in answer) return HttpResponse.json(answer.body as never, { status: answer.status, headers });
+  const { example, message, errors } = answer.error;
+  const frame = errorFrame(example, url);
+  const body = { ...frame, ...(message !== undefined && { message }), ...(errors !== undefined && { errors }) };
+  return HttpResponse.json(body, { status: answer.status, headers });
+}
+
+/**
+ * Handlers that answer from data they keep, with the reference server's semantics: search filters and cursors, pages,
+ * PATCHes that stick (idempotent by key) until `reset()`. Requests are checked as by `handlers`.
+ *
+ *   const mock = createStatefulHandlers({ seed: 7 });
+ *   const server = setupServer(...mock.handlers);
+ *   afterEach(() => mock.reset());
+ */
+export function createStatefulHandlers(options: StatefulOptions = {}): StatefulHandlers {
+  const initial: MemoryData = options.data ?? defaultData(options);
+  const api = new MemoryApi(structuredClone(initial));
+  const reset = () => {
+    const fresh = structuredClone(initial);
+    api.data.subscribers.splice(0, Infinity, ...fresh.subscribers);
+    api.data.notifications.splice(0, Infinity, ...fresh.notifications);
+    api.forgetIdempotentAnswers();
+  };
+  const answer = async (id: OperationId, request: Request, params: Json, url: URL): Promise<MemoryAnswer> => {
+    switch (id) {
+      case "searchSubscribers":
+        return api.searchSubscribers(queryOf(id, url));
+      case "patchSubscriber": {
+        const key = request.headers.get("idempotency-key");
+        const subscriberId = String(params.subscriberId);
+        return api.patchSubscriber(subscriberId, await request.json(), key ? { key, path: url.pathname } : undefined);
+      }
+      case "listNotifications":
+        return api.listNotifications(queryOf(id, url));
+      case "getNotification":
+        return api.getNotification(String(params.notificationId));
+    }
+  };
+  const handlers = (Object.keys(operationTable) as OperationId[]).map((id) =>
+    http[operationTable[id].method](urlPattern(id, options.baseUrl), async ({ request, params }) => {
+      const url = new URL(request.url);
+      const key = (request.headers.get("authorization") ?? "").trim().split(/\s+/)[1];
+      const failed =
+        authenticationFailure(request) ??
+        (options.apiKey !== undefined && key !== options.apiKey ? "UnauthorizedKeyNotFound" : undefined);
+      if (failed) return exampleResponse(id, url, { status: 401, example: failed });
+      const refused = await requestFailure(id, request.clone(), params as Json, url);
+      if (refused) return refused;
+      return memoryResponse(await answer(id, request, params as Json, url), url);
+    }),
+  );
+  return { handlers, api, reset };
+}
+
+function defaultData(options: StatefulOptions): MemoryData {
+  const make = createFactories({ seed: options.seed ?? 1, ...(options.now !== undefined && { now: options.now }) });
+  const subscribers = make.subscribers(options.subscribers ?? 40);
+  return { subscribers, notifications: make.notifications(options.notifications ?? 120, undefined, subscribers) };
 }

@@ -43,6 +43,8 @@ const documentationKeys = new Set([
   "title",
   "externalDocs",
   "x-tagGroups",
+  // Hints for mock data (Prism's --dynamic): they change no value a client or a server may send.
+  "x-faker",
   "tags",
   "deprecated",
 ]);
@@ -72,7 +74,7 @@ function tightened(c: ChangeContext): boolean {
 export const rules: Rule[] = [
   {
     id: "documentation",
-    text: "Descriptions, summaries, titles, examples, tags: documentation only",
+    text: "Descriptions, summaries, titles, examples, tags, mock-data hints (x-faker): documentation only",
     oasdiff: "(not reported)",
     matches: (c) =>
       c.side === "document" ||

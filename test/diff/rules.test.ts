@@ -21,6 +21,12 @@ const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 /** [rule, mutation, clients, implementations] */
 const pairs: [string, (s: Spec) => void, string, string][] = [
   ["documentation", (s) => (list(s).description = "Lists items."), "documentation", "documentation"],
+  [
+    "documentation",
+    (s) => (response(s).properties.note["x-faker"] = "lorem.sentence"),
+    "documentation",
+    "documentation",
+  ],
   ["operation-removed", (s) => delete s.paths["/items"].patch, "breaking", "non-breaking"],
   [
     "operation-added",

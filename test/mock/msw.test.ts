@@ -6,7 +6,7 @@
 import { messages } from "@novu-query/express";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createClient } from "../../client/index.js";
+import { createClient, listNotificationPages, searchSubscriberPages } from "../../client/index.js";
 import { answer, createHandlers, exampleBody, handlers, respond } from "../../client/msw.js";
 import { runConformance } from "../../conformance/run.js";
 import { createSpecAjv, spec, validatorAt } from "../../conformance/spec-validator.js";
@@ -72,7 +72,27 @@ describe("MSW handlers from the contract", () => {
       body: { firstName: "Maya" },
     });
     expect(patched.response.status).toBe(200);
-    expect(patched.data).toEqual(exampleBody("patchSubscriber", 200));
+    // The example, naming the subscriber asked for.
+    expect(patched.data).toEqual({ ...exampleBody("patchSubscriber", 200), subscriberId: "user-1" });
+    const notification = await api.GET("/v1/notifications/{notificationId}", {
+      params: { path: { notificationId: "66b7e1d0c3a2b1f0e9d8c7b6" } },
+    });
+    expect(notification.data).toEqual({ ...exampleBody("getNotification", 200), _id: "66b7e1d0c3a2b1f0e9d8c7b6" });
+  });
+
+  it("name the requested resource in a 404, and end page walks (a cursor or a later page is the last page)", async () => {
+    server.use(answer("patchSubscriber", 404));
+    const missing = await api.PATCH("/v2/subscribers/{subscriberId}", {
+      params: { path: { subscriberId: "user-9107" } },
+      body: {},
+    });
+    expect(missing.error?.message).toBe("Subscriber user-9107 was not found");
+    let pages = 0;
+    for await (const _page of searchSubscriberPages(api)) pages += 1;
+    expect(pages).toBe(2);
+    let listPages = 0;
+    for await (const _page of listNotificationPages(api)) listPages += 1;
+    expect(listPages).toBeLessThanOrEqual(2);
   });
 
   // Every documented answer of every operation, by Prefer and by answer(): the status, a body the spec's schema
@@ -91,8 +111,18 @@ describe("MSW handlers from the contract", () => {
       expect(response.status).toBe(status);
       const body = await response.json();
       expect(validate(body), ajv.errorsText(validate.errors)).toBe(true);
-      const expected = exampleBody(id, status as never, name as never) as { message?: string };
-      if (status >= 400) expect((body as ErrorDto).message).toBe(expected.message);
+      const expected = exampleBody(id, status as never, name as never) as Record<string, unknown>;
+      // The example names its own resource; the answer names the one asked for (user-1, or the notification's id).
+      const exampleId =
+        String(expected.path ?? "")
+          .split("/")
+          .at(-1) ?? "";
+      const askedId = samplePath(id).split("/").at(-1) ?? "";
+      if (status >= 400)
+        expect((body as ErrorDto).message).toBe(String(expected.message).split(exampleId).join(askedId));
+      else if ("subscriberId" in expected && id === "patchSubscriber")
+        expect(body).toEqual({ ...expected, subscriberId: "user-1" });
+      else if (id === "getNotification") expect(body).toEqual({ ...expected, _id: askedId });
       else expect(body).toEqual(expected);
     }
   });

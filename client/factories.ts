@@ -1,0 +1,527 @@
+/**
+ * Realistic data in the contract's shapes, deterministic by seed, for component tests, Storybook and mocks: names,
+ * e-mails, phone numbers, locales and time zones that go together, dates before `now`, workflows with their jobs and
+ * execution details. Every value is valid against the spec (test/client/factories.test.ts checks thousands of seeds
+ * with ajv). No dependency: a seeded generator and small lists, so the contract stays small.
+ *
+ *   const make = createFactories({ seed: 7 });
+ *   const alice = make.subscriber({ firstName: "Alice" });
+ *   const page = make.searchSubscribersResponse({ data: make.subscribers(10) });
+ */
+import type {
+  ChannelSettings,
+  ChannelType,
+  ErrorDto,
+  ExecutionDetail,
+  Job,
+  JobType,
+  ListNotificationsResponse,
+  Notification,
+  NotificationTemplate,
+  ProviderId,
+  SearchSubscribersResponse,
+  SeverityLevel,
+  Step,
+  Subscriber,
+  ValidationErrorDto,
+} from "../generated/schema.js";
+
+export interface FactoryOptions {
+  /** The same seed gives the same data, call for call (default 1). */
+  seed?: number;
+  /** Dates are drawn before this moment (default: the start of the current UTC day, so a day's data is stable). */
+  now?: Date | string | number;
+}
+
+/** A profile of where a subscriber lives: a locale, a time zone and a phone number plan that go together. */
+const places = [
+  { locale: "en-US", timezone: "America/New_York", phone: ["+1", 10] },
+  { locale: "en-US", timezone: "America/Los_Angeles", phone: ["+1", 10] },
+  { locale: "en-GB", timezone: "Europe/London", phone: ["+44", 10] },
+  { locale: "de-DE", timezone: "Europe/Berlin", phone: ["+49", 11] },
+  { locale: "fr-FR", timezone: "Europe/Paris", phone: ["+33", 9] },
+  { locale: "es-ES", timezone: "Europe/Madrid", phone: ["+34", 9] },
+  { locale: "nl-NL", timezone: "Europe/Amsterdam", phone: ["+31", 9] },
+  { locale: "sv-SE", timezone: "Europe/Stockholm", phone: ["+46", 9] },
+  { locale: "pl-PL", timezone: "Europe/Warsaw", phone: ["+48", 9] },
+  { locale: "pt-BR", timezone: "America/Sao_Paulo", phone: ["+55", 11] },
+  { locale: "ja-JP", timezone: "Asia/Tokyo", phone: ["+81", 10] },
+  { locale: "hi-IN", timezone: "Asia/Kolkata", phone: ["+91", 10] },
+  { locale: "en-AU", timezone: "Australia/Sydney", phone: ["+61", 9] },
+  { locale: "en_US", timezone: "UTC", phone: ["+1", 10] },
+] as const;
+
+const firstNames = [
+  "Maya",
+  "Liam",
+  "Sofia",
+  "Noah",
+  "Amara",
+  "Lucas",
+  "Yuki",
+  "Mateo",
+  "Priya",
+  "Elias",
+  "Chloé",
+  "Jonas",
+  "Aisha",
+  "Hugo",
+  "Ingrid",
+  "Kenji",
+  "Lena",
+  "Omar",
+  "Zoe",
+  "Rafael",
+  "Nadia",
+  "Felix",
+  "Ana",
+  "Tomás",
+  "Freya",
+  "Arjun",
+  "Grace",
+  "Malik",
+  "Clara",
+  "Diego",
+  "Hana",
+  "Leon",
+  "Isabela",
+  "Samuel",
+  "Emma",
+  "Wei",
+  "Olivia",
+  "Kai",
+];
+const lastNames = [
+  "Patel",
+  "Müller",
+  "García",
+  "Nguyen",
+  "Okafor",
+  "Rossi",
+  "Tanaka",
+  "Dubois",
+  "Kowalski",
+  "Silva",
+  "Johansson",
+  "Smith",
+  "Kim",
+  "Fernández",
+  "Novak",
+  "Ahmed",
+  "Schneider",
+  "Moreau",
+  "O'Brien",
+  "Jensen",
+  "Costa",
+  "Ivanova",
+  "Hernández",
+  "Sato",
+  "Fischer",
+  "Bianchi",
+  "Mensah",
+  "Van Dijk",
+  "Cohen",
+  "Lindqvist",
+];
+const emailDomains = ["example.com", "example.org", "mail.example", "acme.example", "company.example"];
+const topicKeys = ["project-apollo", "release-notes", "billing-alerts", "incident-updates", "product-news"];
+const plans = ["free", "team", "enterprise"];
+
+const workflows: { name: string; identifier: string; steps: JobType[]; severity: SeverityLevel; tags: string[] }[] = [
+  {
+    name: "Comment digest",
+    identifier: "comment-digest",
+    steps: ["digest", "email"],
+    severity: "none",
+    tags: ["collaboration"],
+  },
+  {
+    name: "Password changed",
+    identifier: "password-changed",
+    steps: ["in_app", "email"],
+    severity: "high",
+    tags: ["security"],
+  },
+  { name: "Two-factor code", identifier: "two-factor-code", steps: ["sms"], severity: "high", tags: ["security"] },
+  {
+    name: "Deploy finished",
+    identifier: "deploy-finished",
+    steps: ["chat", "push"],
+    severity: "medium",
+    tags: ["engineering"],
+  },
+  {
+    name: "Invoice ready",
+    identifier: "invoice-ready",
+    steps: ["delay", "email", "in_app"],
+    severity: "low",
+    tags: ["billing"],
+  },
+  {
+    name: "Weekly report",
+    identifier: "weekly-report",
+    steps: ["digest", "email"],
+    severity: "none",
+    tags: ["reports"],
+  },
+];
+const providers: Partial<Record<JobType, ProviderId[]>> = {
+  email: ["sendgrid", "ses", "postmark", "mailgun"],
+  sms: ["twilio", "sns", "plivo"],
+  chat: ["slack", "msteams", "discord"],
+  push: ["fcm", "apns", "expo"],
+};
+const channelTypes: readonly ChannelType[] = ["in_app", "email", "sms", "chat", "push"];
+const day = 86_400_000;
+
+/** mulberry32: a small, fast generator with a 32-bit state; plenty for test data. */
+function generator(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+function startOfUtcDay(at: number): number {
+  return Math.floor(at / day) * day;
+}
+
+export interface Factories {
+  subscriber(overrides?: Partial<Subscriber>): Subscriber;
+  /** `count` subscribers; overrides apply to each (a function gets the index). */
+  subscribers(count: number, overrides?: Partial<Subscriber> | ((index: number) => Partial<Subscriber>)): Subscriber[];
+  /** A notification to `subscriber` (default: a new one). */
+  notification(overrides?: Partial<Notification>, subscriber?: Subscriber): Notification;
+  notifications(
+    count: number,
+    overrides?: Partial<Notification> | ((index: number) => Partial<Notification>),
+    subscribers?: Subscriber[],
+  ): Notification[];
+  /** A page of a subscriber search (default: 10 new subscribers, the first page of more). */
+  searchSubscribersResponse(overrides?: Partial<SearchSubscribersResponse>): SearchSubscribersResponse;
+  /** A page of a notification list (default: 10 new notifications, page 0 of more). */
+  listNotificationsResponse(overrides?: Partial<ListNotificationsResponse>): ListNotificationsResponse;
+  /** An error body of this status, in the server's shape (`path` defaults to "/"). */
+  error(status: number, overrides?: Partial<ErrorDto>): ErrorDto;
+  /** A 422 body naming each invalid input (default: an invalid `body.email`). */
+  validationError(errors?: ValidationErrorDto["errors"], overrides?: Partial<ValidationErrorDto>): ValidationErrorDto;
+  /** A 24-hex id, like an ObjectId: its first 8 characters are the seconds of `at`. */
+  objectId(at?: Date): string;
+}
+
+const reasons: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  402: "Payment Required",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Payload Too Large",
+  414: "URI Too Long",
+  415: "Unsupported Media Type",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  503: "Service Unavailable",
+};
+
+export function createFactories(options: FactoryOptions = {}): Factories {
+  const random = generator(options.seed ?? 1);
+  const now = options.now === undefined ? startOfUtcDay(Date.now()) : new Date(options.now).getTime();
+  const int = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const chance = (p: number) => random() < p;
+  const some = <T>(items: readonly T[], max: number): T[] => items.filter(() => chance(max / items.length / 2));
+  const hex = (length: number) => Array.from({ length }, () => int(0, 15).toString(16)).join("");
+  const digits = (length: number) => `${int(1, 9)}${Array.from({ length: length - 1 }, () => int(0, 9)).join("")}`;
+  const iso = (at: number) => new Date(at).toISOString();
+  const objectId = (at: Date = new Date(now)) =>
+    Math.floor(at.getTime() / 1000)
+      .toString(16)
+      .padStart(8, "0")
+      .slice(-8) + hex(16);
+  const ascii = (text: string) =>
+    text
+      .normalize("NFD")
+      .replace(/[^A-Za-z]/g, "")
+      .toLowerCase();
+  const organizationId = objectId(new Date(now - 800 * day));
+  const environmentId = objectId(new Date(now - 800 * day));
+
+  function subscriber(overrides: Partial<Subscriber> = {}): Subscriber {
+    const place = pick(places);
+    const firstName = pick(firstNames);
+    const lastName = pick(lastNames);
+    const created = now - int(1, 365) * day + int(0, day - 1);
+    const updated = chance(0.6) ? created : int(created, now - 1);
+    const lastOnline = chance(0.7) ? int(created, now - 1) : null;
+    const channels: ChannelSettings[] = [];
+    if (chance(0.3)) {
+      const provider = pick(["slack", "msteams"] as const);
+      channels.push({
+        providerId: provider,
+        integrationIdentifier: `${provider}-workspace`,
+        _integrationId: objectId(new Date(now - 700 * day)),
+        credentials: {
+          webhookUrl: `https://hooks.example.com/${provider}/${hex(12)}`,
+          channel: pick(["#general", "#alerts"]),
+        },
+      });
+    }
+    if (chance(0.3)) {
+      channels.push({
+        providerId: pick(["fcm", "apns"] as const),
+        _integrationId: objectId(new Date(now - 700 * day)),
+        credentials: { deviceTokens: Array.from({ length: int(1, 2) }, () => hex(32)) },
+      });
+    }
+    const [prefix, length] = place.phone;
+    return {
+      _id: objectId(new Date(created)),
+      subscriberId: chance(0.85)
+        ? `user-${10000 + int(0, 89999)}`
+        : `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`,
+      firstName,
+      lastName,
+      email: chance(0.92)
+        ? `${ascii(firstName)}.${ascii(lastName)}${chance(0.3) ? int(1, 99) : ""}@${pick(emailDomains)}`
+        : null,
+      phone: chance(0.75) ? `${prefix}${digits(length)}` : null,
+      avatar: chance(0.5) ? `https://cdn.example.com/avatars/${hex(10)}.png` : null,
+      locale: chance(0.9) ? place.locale : null,
+      timezone: chance(0.9) ? place.timezone : null,
+      channels,
+      topics: some(topicKeys, 2),
+      isOnline: lastOnline === null ? null : chance(0.2),
+      lastOnlineAt: lastOnline === null ? null : iso(lastOnline),
+      __v: updated === created ? 0 : int(1, 6),
+      data: chance(0.6) ? { plan: pick(plans), seats: int(1, 500) } : null,
+      _organizationId: organizationId,
+      _environmentId: environmentId,
+      deleted: false,
+      createdAt: iso(created),
+      updatedAt: iso(updated),
+      ...overrides,
+    };
+  }
+
+  function executionDetails(
+    type: JobType,
+    providerId: ProviderId,
+    started: number,
+    failed: boolean,
+  ): ExecutionDetail[] {
+    const finished = started + int(50, 4000);
+    const channel = channelTypes.includes(type as ChannelType);
+    return [
+      {
+        _id: objectId(new Date(started)),
+        createdAt: iso(started),
+        status: "Pending",
+        detail: "Step queued",
+        isRetry: false,
+        isTest: false,
+        source: "Internal",
+      },
+      failed
+        ? {
+            _id: objectId(new Date(finished)),
+            createdAt: iso(finished),
+            status: "Failed",
+            detail: "Provider rejected the message",
+            isRetry: chance(0.3),
+            isTest: false,
+            providerId,
+            source: "Credentials",
+            raw: '{"statusCode":400,"message":"invalid recipient"}',
+          }
+        : {
+            _id: objectId(new Date(finished)),
+            createdAt: iso(finished),
+            status: "Success",
+            detail: channel ? "Message sent" : "Step completed",
+            isRetry: false,
+            isTest: false,
+            providerId,
+            source: channel ? "Credentials" : "Internal",
+          },
+    ];
+  }
+
+  function step(type: JobType, identifier: string, templateId: string, at: number): Step {
+    return {
+      _id: objectId(new Date(at - 400 * day)),
+      active: true,
+      name: `${identifier}-${type.replace("_", "-")}`,
+      filters: chance(0.3)
+        ? [
+            {
+              isNegated: false,
+              type: "STATEMENT",
+              value: "AND",
+              children: [{ field: "locale", value: "de", operator: "EQUAL", on: "subscriber" }],
+            },
+          ]
+        : [],
+      _templateId: templateId,
+      _parentId: null,
+      variants: [],
+    };
+  }
+
+  function notification(overrides: Partial<Notification> = {}, to: Subscriber = subscriber()): Notification {
+    const workflow = pick(workflows);
+    const templateId = objectId(new Date(now - 500 * day - workflows.indexOf(workflow) * 1000));
+    const created = now - int(60_000, 90 * day);
+    const payload = { orderId: `order-${int(1000, 9999)}` };
+    const jobs: Job[] = workflow.steps.map((type, position) => {
+      const started = created + position * 1000 + int(0, 800);
+      const providerId: ProviderId = pick(providers[type] ?? ["novu"]);
+      const failed = channelTypes.includes(type as ChannelType) && chance(0.08);
+      const details = executionDetails(type, providerId, started, failed);
+      return {
+        _id: objectId(new Date(started)),
+        type,
+        providerId,
+        status: failed ? "failed" : "completed",
+        updatedAt: details.at(-1)?.createdAt,
+        payload,
+        overrides: { workflowId: workflow.identifier, stepId: `${type.replace("_", "-")}-step` },
+        executionDetails: details,
+        step: step(type, workflow.identifier, templateId, started),
+        ...(type === "digest"
+          ? {
+              digest: {
+                type: "regular" as const,
+                digestKey: "documentTitle",
+                amount: 10,
+                unit: "minutes" as const,
+                events: [{ commentAuthor: `${pick(firstNames)} ${pick(lastNames)}` }],
+              },
+            }
+          : {}),
+      };
+    });
+    const template: NotificationTemplate = {
+      _id: templateId,
+      name: workflow.name,
+      origin: "novu-cloud",
+      triggers: [
+        {
+          type: "event",
+          identifier: workflow.identifier,
+          variables: [{ name: "orderId" }],
+          subscriberVariables: [{ name: "email" }],
+        },
+      ],
+    };
+    const topics = chance(0.25) ? [{ _topicId: objectId(new Date(now - 600 * day)), topicKey: pick(topicKeys) }] : [];
+    return {
+      _id: objectId(new Date(created)),
+      _environmentId: to._environmentId,
+      _organizationId: to._organizationId,
+      _subscriberId: to._id,
+      transactionId: `txn-${hex(12)}`,
+      _templateId: templateId,
+      createdAt: iso(created),
+      updatedAt: jobs.at(-1)?.updatedAt ?? iso(created),
+      channels: workflow.steps.filter((type): type is ChannelType => channelTypes.includes(type as ChannelType)),
+      subscriber: {
+        _id: to._id,
+        subscriberId: to.subscriberId,
+        ...(to.firstName !== null && { firstName: to.firstName }),
+        ...(to.lastName !== null && { lastName: to.lastName }),
+        ...(to.email !== null && { email: to.email }),
+        ...(to.phone !== null && { phone: to.phone }),
+      },
+      template,
+      jobs,
+      payload,
+      tags: workflow.tags,
+      controls: {},
+      to: { subscriberId: to.subscriberId },
+      topics,
+      severity: workflow.severity,
+      critical: chance(0.1),
+      contextKeys: [],
+      ...overrides,
+    };
+  }
+
+  const each = <T>(count: number, make: (index: number) => T): T[] => Array.from({ length: count }, (_, i) => make(i));
+  const overridesAt = <T>(overrides: T | ((index: number) => T) | undefined, index: number) =>
+    typeof overrides === "function" ? (overrides as (index: number) => T)(index) : overrides;
+
+  return {
+    subscriber,
+    subscribers: (count, overrides) => each(count, (i) => subscriber(overridesAt(overrides, i))),
+    notification,
+    notifications: (count, overrides, to) =>
+      each(count, (i) =>
+        notification(overridesAt(overrides, i), to?.length ? (to[i % to.length] as Subscriber) : undefined),
+      ),
+    searchSubscribersResponse(overrides = {}) {
+      const data = overrides.data ?? each(10, () => subscriber());
+      return {
+        data,
+        next: data.at(-1)?._id ?? null,
+        previous: null,
+        totalCount: data.length + (data.length > 0 ? int(1, 500) : 0),
+        totalCountCapped: false,
+        ...overrides,
+      };
+    },
+    listNotificationsResponse(overrides = {}) {
+      const data = overrides.data ?? each(10, () => notification());
+      return { data, hasMore: true, pageSize: Math.max(1, Math.min(50, data.length)), page: 0, ...overrides };
+    },
+    error: (status, overrides = {}) => ({
+      statusCode: status,
+      error: reasons[status] ?? "Error",
+      message: status === 404 ? "Notification not found" : (reasons[status] ?? "Error"),
+      timestamp: iso(now),
+      path: "/",
+      ...overrides,
+    }),
+    validationError: (
+      errors = { "body.email": { messages: ['must match format "email"'], value: "maya@" } },
+      overrides = {},
+    ) => ({
+      statusCode: 422,
+      error: "Unprocessable Entity",
+      message: "Validation Error",
+      timestamp: iso(now),
+      path: "/",
+      errors,
+      ...overrides,
+    }),
+    objectId,
+  };
+}
+
+/** One subscriber, deterministic by `options.seed`. */
+export function makeSubscriber(overrides?: Partial<Subscriber>, options?: FactoryOptions): Subscriber {
+  return createFactories(options).subscriber(overrides);
+}
+
+/** `count` subscribers, deterministic by `options.seed`. */
+export function makeSubscribers(count: number, options?: FactoryOptions): Subscriber[] {
+  return createFactories(options).subscribers(count);
+}
+
+/** One notification, deterministic by `options.seed`. */
+export function makeNotification(overrides?: Partial<Notification>, options?: FactoryOptions): Notification {
+  return createFactories(options).notification(overrides);
+}
+
+/** `count` notifications to `subscribers` (default: new ones), deterministic by `options.seed`. */
+export function makeNotifications(
+  count: number,
+  options?: FactoryOptions & { subscribers?: Subscriber[] },
+): Notification[] {
+  return createFactories(options).notifications(count, undefined, options?.subscribers);
+}

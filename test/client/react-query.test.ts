@@ -1,0 +1,110 @@
+// @vitest-environment jsdom
+/**
+ * The TanStack Query options (client/react-query.ts) in React, as a component test meets them: React Testing Library
+ * over MSW's stateful mode. An infinite search walks three pages by cursor, a PATCH invalidates the search and the
+ * list shows the change, and openapi-react-query takes the typed client as it is (no cast).
+ */
+import {
+  QueryClient,
+  QueryClientProvider,
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+} from "@tanstack/react-query";
+import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { setupServer } from "msw/node";
+import createQueryClient from "openapi-react-query";
+import { createElement as h, type ReactNode } from "react";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "../../client/index.js";
+import { createStatefulHandlers } from "../../client/msw.js";
+import { createQueries } from "../../client/react-query.js";
+
+const mock = createStatefulHandlers({ seed: 9, subscribers: 25, notifications: 30 });
+const server = setupServer(...mock.handlers);
+beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+afterEach(() => {
+  cleanup();
+  mock.reset();
+});
+afterAll(() => server.close());
+
+const api = createClient({ baseUrl: "https://api.example.com", apiKey: "test" });
+const queries = createQueries(api);
+
+function withClient(node: ReactNode) {
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  return render(h(QueryClientProvider, { client }, node));
+}
+
+function AllSubscribers() {
+  const pages = useInfiniteQuery(queries.searchSubscribersInfinite({ limit: 10 }));
+  const rows = pages.data?.pages.flatMap((page) => page.data) ?? [];
+  return h(
+    "div",
+    null,
+    h("p", { "data-testid": "count" }, `${rows.length} subscribers in ${pages.data?.pages.length ?? 0} pages`),
+    pages.hasNextPage
+      ? h("button", { type: "button", onClick: () => pages.fetchNextPage() }, "More")
+      : h("p", null, "All loaded"),
+  );
+}
+
+function RenameFirst() {
+  const client = useQueryClient();
+  const search = useQuery(queries.searchSubscribers({ limit: 3, orderBy: "createdAt", orderDirection: "ASC" }));
+  const rename = useMutation({
+    ...queries.patchSubscriber(),
+    onSuccess: () => client.invalidateQueries({ queryKey: queries.keys.subscribers() }),
+  });
+  const first = search.data?.data[0];
+  return h(
+    "div",
+    null,
+    h("p", { "data-testid": "first" }, first ? `${first.firstName} (v${first.__v})` : "loading"),
+    first &&
+      h(
+        "button",
+        {
+          type: "button",
+          onClick: () => rename.mutate({ subscriberId: first.subscriberId, body: { firstName: "Ada" } }),
+        },
+        "Rename",
+      ),
+  );
+}
+
+const $api = createQueryClient(api);
+
+function LatestNotifications() {
+  const { data, error } = $api.useQuery("get", "/v1/notifications", { params: { query: { limit: 2 } } });
+  if (error) return h("p", null, error.statusCode === 422 ? Object.keys(error.errors).join(",") : error.message);
+  return h("p", { "data-testid": "latest" }, data ? `${data.data.length} latest, more: ${data.hasMore}` : "loading");
+}
+
+describe("TanStack Query over the typed client", () => {
+  it("pages an infinite search three times by cursor, and stops at the last page", async () => {
+    withClient(h(AllSubscribers));
+    await waitFor(() => expect(screen.getByTestId("count").textContent).toBe("10 subscribers in 1 pages"));
+    fireEvent.click(screen.getByText("More"));
+    await waitFor(() => expect(screen.getByTestId("count").textContent).toBe("20 subscribers in 2 pages"));
+    fireEvent.click(screen.getByText("More"));
+    await waitFor(() => expect(screen.getByTestId("count").textContent).toBe("25 subscribers in 3 pages"));
+    expect(screen.getByText("All loaded")).toBeTruthy();
+  });
+
+  it("refreshes the search after a PATCH that invalidates it", async () => {
+    withClient(h(RenameFirst));
+    await waitFor(() => expect(screen.getByTestId("first").textContent).not.toBe("loading"));
+    const before = screen.getByTestId("first").textContent ?? "";
+    const version = Number(before.match(/\(v(\d+)\)/)?.[1]);
+    fireEvent.click(screen.getByText("Rename"));
+    await waitFor(() => expect(screen.getByTestId("first").textContent).toBe(`Ada (v${version + 1})`));
+  });
+
+  it("works with openapi-react-query's createClient, given the typed client as it is", async () => {
+    withClient(h(LatestNotifications));
+    await waitFor(() => expect(screen.getByTestId("latest").textContent).toBe("2 latest, more: true"));
+  });
+});

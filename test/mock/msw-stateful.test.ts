@@ -1,0 +1,60 @@
+/**
+ * The MSW handlers' stateful mode (createStatefulHandlers): the conformance suite's behaviour rules pass against it,
+ * PATCHes stick until reset, pages end, and a relative base URL works under Node.
+ */
+import { setupServer } from "msw/node";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "../../client/index.js";
+import { createStatefulHandlers } from "../../client/msw.js";
+import { runConformance } from "../../conformance/run.js";
+
+const mock = createStatefulHandlers({ seed: 3, apiKey: "stateful-key", now: "2026-11-24T00:00:00Z" });
+const relative = createStatefulHandlers({ baseUrl: "/api", seed: 4 });
+const server = setupServer(...mock.handlers);
+beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+afterEach(() => {
+  server.resetHandlers();
+  mock.reset();
+});
+afterAll(() => server.close());
+
+const api = createClient({ baseUrl: "https://api.example.com", apiKey: "stateful-key" });
+
+describe("MSW's stateful mode", () => {
+  it("passes every rule of the conformance suite, behaviour level included", async () => {
+    const report = await runConformance({ baseUrl: "https://api.example.com", apiKey: "stateful-key" });
+    const failed = report.results.filter((result) => !result.passed && !result.todo);
+    expect(failed).toEqual([]);
+    expect(report.todo).toBe(0);
+    expect(report.passed).toBeGreaterThan(30);
+  });
+
+  it("keeps a PATCH until reset, and refuses a key it was not given", async () => {
+    const [first] = mock.api.data.subscribers.filter((s) => !s.deleted);
+    const subscriberId = first?.subscriberId as string;
+    const originalName = first?.firstName;
+    const { data } = await api.PATCH("/v2/subscribers/{subscriberId}", {
+      params: { path: { subscriberId } },
+      body: { firstName: "Renamed" },
+    });
+    expect(data?.firstName).toBe("Renamed");
+    const found = await api.GET("/v2/subscribers", { params: { query: { subscriberId } } });
+    expect(found.data?.data[0]?.firstName).toBe("Renamed");
+    mock.reset();
+    const again = await api.GET("/v2/subscribers", { params: { query: { subscriberId } } });
+    expect(again.data?.data[0]?.firstName).toBe(originalName);
+    const other = createClient({ baseUrl: "https://api.example.com", apiKey: "another-key" });
+    const refused = await other.GET("/v1/notifications");
+    expect(refused.response.status).toBe(401);
+    expect(refused.error?.message).toBe("API Key not found");
+  });
+
+  it("answers a client whose base URL is relative (/api), under Node", async () => {
+    server.use(...relative.handlers);
+    const local = createClient({ baseUrl: "/api", apiKey: "any" });
+    const { data, response } = await local.GET("/v1/notifications", { params: { query: { limit: 5 } } });
+    expect(response.status).toBe(200);
+    expect(data?.data).toHaveLength(5);
+    expect(response.url).toBe("http://localhost/api/v1/notifications?limit=5");
+  });
+});
