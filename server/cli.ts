@@ -13,7 +13,8 @@ import { runServer } from "./main.js";
 const usage = `Usage:
   novu-query-server            start the reference server (PORT, DATABASE_URL, DATA_DIR, ... from the environment)
   novu-query-server mock       start the stateful mock: in memory with demo data, on port 4011 unless PORT is set,
-                               callable from a page on any origin unless CORS_ORIGINS says otherwise
+                               callable from a page on any origin unless CORS_ORIGINS says otherwise, logging
+                               warnings only unless LOG_LEVEL says otherwise
   novu-query-server keys create --environment <name> [--retention-days <days>]
 `;
 
@@ -22,7 +23,13 @@ if (command === undefined || command === "start") {
   await runServer(loadConfig(process.env));
 } else if (command === "mock") {
   const { DATABASE_URL: _url, DATABASE_READ_URL: _read, DATA_DIR: _dir, ...env } = process.env;
-  const mock = { PORT: env.PORT ?? "4011", CORS_ORIGINS: env.CORS_ORIGINS ?? "*", SEED_DEMO_DATA: "true" };
+  // A mock for a frontend's development: its banner, and warnings; a log line per request only when asked (LOG_LEVEL).
+  const mock = {
+    PORT: env.PORT ?? "4011",
+    CORS_ORIGINS: env.CORS_ORIGINS ?? "*",
+    SEED_DEMO_DATA: "true",
+    LOG_LEVEL: env.LOG_LEVEL || "warn",
+  };
   await runServer(loadConfig({ ...env, ...mock }));
 } else if (command === "keys") {
   try {

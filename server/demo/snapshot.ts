@@ -198,10 +198,15 @@ export async function demoWorkingCopy(
       if (making || readdirSync(spares).some((entry) => entry.startsWith(`${name}.`))) return;
       const stamp = `${process.pid}-${Date.now()}`;
       making = join(spares, `partial-${stamp}`);
+      const spare = `${name}.${stamp}`;
       try {
-        await copyDirInWorker(snapshot, making, join(spares, `${name}.${stamp}`));
+        await copyDirInWorker(snapshot, making, join(spares, spare));
       } finally {
         rmSync(making, { recursive: true, force: true });
+      }
+      // Starts at the same moment may each have made one: one that finds another gives way, so at most one is kept.
+      if (readdirSync(spares).some((entry) => entry.startsWith(`${name}.`) && entry !== spare)) {
+        rmSync(join(spares, spare), { recursive: true, force: true });
       }
     },
     remove() {

@@ -52,3 +52,27 @@ describe("npm start", () => {
     await expect(fetch(`${apiUrl}/healthz`)).rejects.toThrow();
   });
 });
+
+describe("npm run mock:stateful", () => {
+  it("logs no line per request unless LOG_LEVEL asks for them", async () => {
+    const quiet = await startServerProcess({ LOG_LEVEL: "", DEMO_SUBSCRIBERS: "20", DEMO_NOTIFICATIONS: "20" }, [
+      "mock",
+    ]);
+    const chatty = await startServerProcess({ LOG_LEVEL: "info", DEMO_SUBSCRIBERS: "20", DEMO_NOTIFICATIONS: "20" }, [
+      "mock",
+    ]);
+    try {
+      for (const mock of [quiet, chatty]) {
+        const response = await fetch(`${mock.baseUrl}/v1/notifications?limit=1`, {
+          headers: { authorization: `ApiKey ${mock.keys.Production}` },
+        });
+        expect(response.status).toBe(200);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(quiet.output()).not.toContain('"msg":"request completed"');
+      expect(chatty.output()).toContain('"msg":"request completed"');
+    } finally {
+      await Promise.all([quiet.stop(), chatty.stop()]);
+    }
+  }, 120_000);
+});
