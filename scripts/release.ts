@@ -4,13 +4,14 @@
  *  2. raises the version of the root and of every package in step (and their exact sibling dependencies);
  *  3. writes a CHANGELOG.md section for the new version from the diff (breaking lines marked **Breaking**), above
  *     the previous one, for the person releasing to read and edit before committing;
- *  4. stores generated/openapi.json as openapi/releases/<version>.json, the base of the next `npm run diff`;
+ *  4. writes the version into the spec's info.version and the READMEs' "now `x.y.z`", and stores generated/openapi.json
+ *     (with that info.version) as openapi/releases/<version>.json, the base of the next `npm run diff`;
  *  5. then, once the section is read and edited, `npm run release -- tag` commits the release and tags v<version>.
  * Run `npm run build` first; afterwards run `npm install` (package-lock.json's versions) and `npm run build` again (the
  * docs' Changes section), which the tag step commits too.
  */
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { type ClassifiedChange, compareSpecs, isBreaking, isDocumentationOnly } from "./diff/compare.js";
@@ -80,8 +81,27 @@ export function release(root: string, bump: Bump, date: string): string {
     changelogFile,
     at === -1 ? `${changelog.trimEnd()}\n\n${section}` : `${changelog.slice(0, at)}${section}\n${changelog.slice(at)}`,
   );
-  copyFileSync(join(root, "generated/openapi.json"), join(root, releasesDir, `${version}.json`));
+  // The spec's info.version and the READMEs' "now `x.y.z`" name the packages' version (test/docs/versions.test.ts).
+  const specSource = join(root, "openapi", "openapi.yaml");
+  if (existsSync(specSource)) {
+    const text = readFileSync(specSource, "utf8");
+    writeFileSync(specSource, text.replace(/^(info:\n(?:[ \t].*\n)*?[ \t]+version:)\s*\S+$/m, `$1 ${version}`));
+  }
+  for (const readme of readmes(root)) {
+    writeFileSync(readme, readFileSync(readme, "utf8").replace(/\bnow `\d+\.\d+\.\d+`/g, `now \`${version}\``));
+  }
+  writeFileSync(
+    join(root, releasesDir, `${version}.json`),
+    JSON.stringify({ ...spec, info: { ...spec.info, version } }),
+  );
   return version;
+}
+
+/** The README of the root and of every package. */
+export function readmes(root: string): string[] {
+  return manifests(root)
+    .map((manifest) => join(manifest, "..", "README.md"))
+    .filter((readme) => existsSync(readme));
 }
 
 /** Commits the release files of the current version and tags it v<version>. */
@@ -92,7 +112,8 @@ export function tagRelease(root: string): string {
   }
   // The lockfile holds the packages' versions, and the rendered docs' Changes section names the release.
   const derived = ["package-lock.json", "generated"].filter((path) => existsSync(join(root, path)));
-  execFileSync("git", ["add", "CHANGELOG.md", releasesDir, ...manifests(root), ...derived], { cwd: root });
+  const sources = [join(root, "openapi", "openapi.yaml"), ...readmes(root)].filter((path) => existsSync(path));
+  execFileSync("git", ["add", "CHANGELOG.md", releasesDir, ...manifests(root), ...sources, ...derived], { cwd: root });
   execFileSync("git", ["commit", "-qm", `Release ${version}`], { cwd: root });
   execFileSync("git", ["tag", `v${version}`], { cwd: root });
   return version;

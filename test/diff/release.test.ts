@@ -30,6 +30,14 @@ function repository(name: string): string {
     JSON.stringify({ name: "pkg", version: "0.1.0", dependencies: { root: "0.1.0", other: "^1.0.0" } }),
   );
   writeFileSync(join(dir, "CHANGELOG.md"), "# Changelog\n\nIntro.\n\n## 0.1.0 (2026-11-22)\n- first\n");
+  writeFileSync(
+    join(dir, "openapi", "openapi.yaml"),
+    "openapi: 3.1.0\ninfo:\n  title: t\n  version: 0.1.0\npaths: {}\n",
+  );
+  writeFileSync(
+    join(dir, "README.md"),
+    "All packages at one version (now `0.1.0`); a database made by 0.1.0 is kept.\n",
+  );
   execFileSync("git", ["init", "-q"], { cwd: dir });
   execFileSync("git", ["add", "."], { cwd: dir });
   execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "base"], { cwd: dir });
@@ -65,7 +73,13 @@ describe("npm run release", () => {
       "## 0.2.0 (2026-12-01)\n\n### Contract\n- **Breaking** GET /items: response-field-removed (remove `note`), breaks clients\n",
     );
     expect(changelog.indexOf("## 0.2.0")).toBeLessThan(changelog.indexOf("## 0.1.0"));
-    expect(existsSync(join(dir, "openapi", "releases", "0.2.0.json"))).toBe(true);
+    expect(JSON.parse(readFileSync(join(dir, "openapi", "releases", "0.2.0.json"), "utf8")).info.version).toBe("0.2.0");
+    expect(readFileSync(join(dir, "openapi", "openapi.yaml"), "utf8")).toContain(
+      "info:\n  title: t\n  version: 0.2.0\n",
+    );
+    expect(readFileSync(join(dir, "README.md"), "utf8")).toBe(
+      "All packages at one version (now `0.2.0`); a database made by 0.1.0 is kept.\n",
+    );
     // The gate accepts what the release wrote, against the old release.
     const before = JSON.parse(readFileSync(join(dir, "openapi", "releases", "0.1.0.json"), "utf8"));
     const after = JSON.parse(readFileSync(join(dir, "generated", "openapi.json"), "utf8"));
