@@ -456,7 +456,13 @@ export function createStatefulHandlers(options: StatefulOptions = {}): StatefulH
     api.data.notifications.splice(0, Infinity, ...fresh.notifications);
     api.forgetIdempotentAnswers();
   };
-  const answer = async (id: OperationId, request: Request, params: Json, url: URL): Promise<MemoryAnswer> => {
+  /** The answer from the data; undefined for an operation this mode does not keep data for (its examples answer). */
+  const answer = async (
+    id: OperationId,
+    request: Request,
+    params: Json,
+    url: URL,
+  ): Promise<MemoryAnswer | undefined> => {
     switch (id) {
       case "searchSubscribers":
         return api.searchSubscribers(queryOf(id, url));
@@ -469,6 +475,8 @@ export function createStatefulHandlers(options: StatefulOptions = {}): StatefulH
         return api.listNotifications(queryOf(id, url));
       case "getNotification":
         return api.getNotification(String(params.notificationId));
+      default:
+        return undefined;
     }
   };
   const handlers = (Object.keys(operationTable) as OperationId[]).map((id) =>
@@ -481,7 +489,10 @@ export function createStatefulHandlers(options: StatefulOptions = {}): StatefulH
       if (failed) return exampleResponse(id, url, { status: 401, example: failed });
       const refused = await requestFailure(id, request.clone(), params as Json, url);
       if (refused) return refused;
-      return memoryResponse(await answer(id, request, params as Json, url), url);
+      const kept = await answer(id, request, params as Json, url);
+      if (kept) return memoryResponse(kept, url);
+      const success = (operationTable[id].statuses as readonly number[]).find((status) => status < 300) ?? 200;
+      return exampleResponse(id, url, { status: success }, params as Json);
     }),
   );
   return { handlers, api, reset };

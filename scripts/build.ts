@@ -6,7 +6,8 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
-import { compareSpecs, renderReport } from "./diff/compare.js";
+import { compareSpecs } from "./diff/compare.js";
+import { summarize } from "./diff/describe.js";
 import { compareVersions } from "./diff/gate.js";
 import { releasedVersions, releasesDir } from "./diff.js";
 import { listOperations, renderOperationTable } from "./operation-table.js";
@@ -55,15 +56,65 @@ export async function build(outDir: string): Promise<void> {
   rmSync(docsSpec);
 }
 
-/** The "Changes" section of the rendered docs: the diff against the release before this version. */
-function changesSection(spec: Record<string, unknown>): string {
+/** A release's date, as its CHANGELOG heading gives it ("## 0.2.0 (2026-11-23)"), or undefined. */
+function releaseDate(version: string): string | undefined {
+  const changelog = readFileSync("CHANGELOG.md", "utf8");
+  return changelog.match(new RegExp(`^## ${version.replaceAll(".", "\\.")} \\(([^)]+)\\)`, "m"))?.[1];
+}
+
+/** One release's entry: its changes in words with their impact, the rules and pointers folded away below them. */
+function releaseEntry(title: string, before: Spec, after: Spec, operations: string[]): string {
+  const changes = compareSpecs(before, after);
+  const contract = changes.filter((change) => change.rule !== "documentation");
+  const documentation = changes.length - contract.length;
+  const impact = (level: string) => (level === "breaking" ? "**breaking**" : level);
+  const summary = summarize(contract, operations);
+  const lines = summary.map(
+    (change) =>
+      `- ${change.line}. *Clients: ${impact(change.clients)}; implementations: ${impact(change.implementations)}.*`,
+  );
+  if (documentation > 0)
+    lines.push(`- ${documentation} documentation changes (descriptions, examples, mock-data hints).`);
+  if (lines.length === 0) lines.push("- No change to the contract.");
+  const details = summary.map(
+    (change) =>
+      `<li>${change.rules.map((rule) => `<code>${rule}</code>`).join(", ")}: ${change.pointers.length} place${change.pointers.length === 1 ? "" : "s"}, such as <code class="pointer">${change.pointers[0]}</code></li>`,
+  );
+  const folded =
+    details.length > 0
+      ? `\n\n<details><summary>Rules and JSON pointers</summary><ul>${details.join("")}</ul></details>`
+      : "";
+  return `## ${title}\n\n${lines.join("\n")}${folded}`;
+}
+
+type Spec = Record<string, unknown>;
+
+/**
+ * The "Changes" section of the rendered docs: one entry per release, newest first (this version's own first when it
+ * is not released yet), each change one line with what it means for clients and for implementations.
+ */
+function changesSection(spec: Spec): string {
   const version = JSON.parse(readFileSync("package.json", "utf8")).version as string;
-  const earlier = releasedVersions().filter((release) => compareVersions(release, version) < 0);
-  const previous = earlier.at(-1);
-  if (!previous) return `# Changes\n\n${version} is the first release of this contract: nothing changed before it.`;
-  const before = JSON.parse(readFileSync(join(releasesDir, `${previous}.json`), "utf8"));
-  const report = renderReport(compareSpecs(before, spec), `release ${previous}`, "markdown");
-  return `# Changes\n\nWhat changed since ${previous}, for clients first, then for implementations.\n\n${report}`;
+  const operations = listOperations(spec as never).map((row) => `${row.method.toUpperCase()} ${row.path}`);
+  const released = releasedVersions().filter((release) => compareVersions(release, version) <= 0);
+  const load = (release: string) => JSON.parse(readFileSync(join(releasesDir, `${release}.json`), "utf8")) as Spec;
+  const entries: string[] = [];
+  const last = released.at(-1);
+  if (last && compareVersions(version, last) > 0)
+    entries.push(releaseEntry(`${version} (not released yet)`, load(last), spec, operations));
+  for (let i = released.length - 1; i > 0; i--) {
+    const release = released[i] as string;
+    const date = releaseDate(release);
+    entries.push(
+      releaseEntry(date ? `${release} (${date})` : release, load(released[i - 1] as string), load(release), operations),
+    );
+  }
+  if (released[0]) entries.push(`## ${released[0]}\n\nThe first release of this contract.`);
+  const intro =
+    "One entry per release, newest first. Each change says what it means for **clients** (code calling an " +
+    "implementation of this contract) and for **implementations** (servers answering it); the rules that classified " +
+    "them and where they are in the spec are folded under each entry. `npm run diff` prints the same for any two versions.";
+  return `# Changes\n\n${intro}\n\n${entries.join("\n\n")}`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -5,6 +5,7 @@
 import { merge } from "allof-merge";
 import { apiCompare } from "api-smart-diff";
 import { pointerOf, valueAt } from "../../client/json-pointer.js";
+import { changedValue } from "./describe.js";
 import { type Change, classify, type Impact } from "./rules.js";
 
 export type ClassifiedChange = ReturnType<typeof classify> & {
@@ -12,6 +13,8 @@ export type ClassifiedChange = ReturnType<typeof classify> & {
   pointer: string;
   /** "GET /v2/subscribers", or the document part. */
   where: string;
+  /** The parameter a change under `parameters/<index>` is about, by name (the index says nothing to a reader). */
+  parameter?: { name: string; in: string };
 };
 
 type Spec = Record<string, unknown>;
@@ -54,8 +57,16 @@ function mergeAllOf(spec: Spec): Spec {
 }
 
 export function compareSpecs(before: Spec, after: Spec): ClassifiedChange[] {
-  const { diffs } = apiCompare(inlineShared(mergeAllOf(before)), inlineShared(mergeAllOf(after))) as {
+  const [old, current] = [inlineShared(mergeAllOf(before)), inlineShared(mergeAllOf(after))];
+  const { diffs } = apiCompare(old, current) as {
     diffs: (Change & { path: (string | number)[] })[];
+  };
+  const parameterAt = (path: (string | number)[], action: string) => {
+    if (path[3] !== "parameters" || path[4] === undefined) return undefined;
+    const found = valueAt(action === "remove" ? old : current, pointerOf(path.slice(0, 5))) as
+      | { name?: unknown; in?: unknown }
+      | undefined;
+    return typeof found?.name === "string" ? { name: found.name, in: String(found.in) } : undefined;
   };
   return diffs
     .filter((diff) => relevant(diff.path))
@@ -67,7 +78,8 @@ export function compareSpecs(before: Spec, after: Spec): ClassifiedChange[] {
           : diff.path[0] === "paths"
             ? String(diff.path[1])
             : String(diff.path[0]);
-      return { ...classified, pointer: pointerOf(diff.path), where };
+      const parameter = parameterAt(diff.path, diff.action);
+      return { ...classified, pointer: pointerOf(diff.path), where, ...(parameter && { parameter }) };
     });
 }
 
@@ -100,7 +112,7 @@ export function renderReport(changes: ClassifiedChange[], base: string, format: 
     const sorted = [...changes].sort((a, b) => order[a[view]] - order[b[view]]);
     if (md) lines.push("", "| impact | where | rule | change | pointer |", "|---|---|---|---|---|");
     for (const change of sorted) {
-      const what = `${change.action} ${change.key}`;
+      const what = `${change.action} ${/^\d+$/.test(change.key) ? JSON.stringify(changedValue(change)) : change.key}`;
       lines.push(
         md
           ? `| ${change[view] === "breaking" ? "**breaking**" : change[view]} | ${change.where} | \`${change.rule}\` | ${what} | \`${change.pointer}\` |`

@@ -153,11 +153,41 @@ describe("the rendered docs (generated/docs/index.html, offline)", () => {
     await page.screenshot({ path: `${screenshots}overview.png` });
   });
 
-  it("have a Changes section: the diff against the previous release", async () => {
+  it("have a Changes section: one entry per release, newest first, one readable line per change", async () => {
     const text = await open("", "Authentication");
-    expect(text).toContain("Changes");
-    expect(text).toContain("What changed since 0.1.0");
-    expect(text).toContain("add 503");
+    const changes = text.slice(text.indexOf("One entry per release"));
+    const entries = [...changes.matchAll(/^(\d+\.\d+\.\d+)( \([^)]*\))?$/gm)].map((match) => match[1] as string);
+    expect(entries).toEqual([...entries].sort((a, b) => b.localeCompare(a, "en", { numeric: true })));
+    expect(entries).toEqual(expect.arrayContaining(["0.2.0", "0.1.0"]));
+    expect(changes).toContain(
+      "Added the 503 Service Unavailable answer, on every operation. Clients: non-breaking; implementations: non-breaking.",
+    );
+    expect(changes).not.toMatch(/\b(add|remove) \d+\b/);
+    expect(changes).toContain("Rules and JSON pointers");
+  });
+
+  it("show every line of the Changes section whole at 1,400 px: nothing is cut off or wider than its column", async () => {
+    await open("", "Authentication");
+    await page.getByText("Rules and JSON pointers").first().click();
+    const overflowing = await page.evaluate(() => {
+      // Redoc gives the Changes section and each release's entry a section of its own.
+      const headings = Array.from(document.querySelectorAll('h2[id^="section/changes"]'));
+      // Each heading sits in a wrapper of its own; its entry is the wrapper's parent.
+      const sections = [...new Set(headings.map((heading) => heading.parentElement?.parentElement as Element))];
+      const elements = sections.flatMap((section) =>
+        Array.from(section.querySelectorAll("li, p, code, summary, h2")).map((element) => ({ element, section })),
+      );
+      if (elements.length < 10) return [`only ${elements.length} elements in the Changes section`];
+      // Past the right edge of its entry (the middle column), or wider than itself (clipped), is cut off.
+      return elements
+        .filter(({ element, section }) => {
+          const right = section.getBoundingClientRect().right;
+          return element.getBoundingClientRect().right > right + 1 || element.scrollWidth > element.clientWidth + 1;
+        })
+        .map(({ element }) => element.textContent?.slice(0, 80) ?? "");
+    });
+    await page.screenshot({ path: `${screenshots}changes.png`, fullPage: false });
+    expect(overflowing).toEqual([]);
   });
 
   it.each([

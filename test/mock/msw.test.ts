@@ -112,18 +112,21 @@ describe("MSW handlers from the contract", () => {
       const body = await response.json();
       expect(validate(body), ajv.errorsText(validate.errors)).toBe(true);
       const expected = exampleBody(id, status as never, name as never) as Record<string, unknown>;
-      // The example names its own resource; the answer names the one asked for (user-1, or the notification's id).
+      // The example names its own resource; the answer names the one asked for (its field, or `_id` for an id).
       const exampleId =
         String(expected.path ?? "")
           .split("/")
           .at(-1) ?? "";
       const askedId = samplePath(id).split("/").at(-1) ?? "";
-      if (status >= 400)
+      if (status >= 400) {
         expect((body as ErrorDto).message).toBe(String(expected.message).split(exampleId).join(askedId));
-      else if ("subscriberId" in expected && id === "patchSubscriber")
-        expect(body).toEqual({ ...expected, subscriberId: "user-1" });
-      else if (id === "getNotification") expect(body).toEqual({ ...expected, _id: askedId });
-      else expect(body).toEqual(expected);
+        continue;
+      }
+      const [parameter, ...others] = [...operationTable[id].path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
+      if (parameter && parameter in expected) expected[parameter] = askedId;
+      else if (parameter && others.length === 0 && parameter.endsWith("Id") && "_id" in expected)
+        expected._id = askedId;
+      expect(body).toEqual(expected);
     }
   });
 
