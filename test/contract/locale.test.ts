@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import validator from "validator";
 import { describe, expect, it } from "vitest";
+import { fuzzParameters } from "../support/fuzz-budget.js";
 import { type JsonObject, spec } from "../support/spec.js";
 
 // Novu validates `locale` with class-validator's IsLocale, which is validator.js's isLocale: the contract's pattern
@@ -47,7 +48,7 @@ describe("PatchSubscriberRequest.locale", () => {
       .map(([first, rest]) => first + rest.map(([separator, part]) => separator + part).join(""));
     fc.assert(
       fc.property(tag, (value) => pattern.test(value) === validator.isLocale(value)),
-      { numRuns: 20_000 },
+      fuzzParameters(20_000),
     );
   });
 });

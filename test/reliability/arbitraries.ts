@@ -103,6 +103,12 @@ export function validValue(raw: unknown): fc.Arbitrary<unknown> {
   else if (kinds.includes("boolean")) options.push(fc.boolean());
   else if (kinds.includes("array")) {
     options.push(fc.array(validValue(schema.items), { minLength: 1, maxLength: Math.min(schema.maxItems ?? 5, 5) }));
+  } else if (kinds.includes("object") && schema.properties) {
+    // The fields the schema declares, each present or not (the required ones always).
+    const fields = Object.fromEntries(
+      Object.entries(schema.properties).map(([name, field]) => [name, validValue(field)]),
+    );
+    options.push(fc.record(fields, { requiredKeys: (schema.required as string[] | undefined) ?? [] }));
   } else if (kinds.includes("object")) {
     options.push(
       fc.dictionary(

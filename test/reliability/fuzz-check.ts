@@ -5,8 +5,7 @@ import { findOperation, type JsonObject, pointerKey } from "../support/spec.js";
 
 const ajv = createSpecAjv();
 
-/** How many requests each property sends: FUZZ_RUNS, 10,000 by default (the CI promise). */
-export const fuzzRuns = Number(process.env.FUZZ_RUNS ?? 10_000);
+export { fuzzRuns } from "../support/fuzz-budget.js";
 
 function schemaPointer(operationId: OperationId, status: number): string {
   const { method, path, operation } = findOperation(operationId);
@@ -60,4 +59,23 @@ export function fuzzHeaders(
   if (auth.header !== undefined) headers.authorization = auth.header;
   if (key.value) headers["idempotency-key"] = key.value;
   return headers;
+}
+
+/**
+ * The statuses a property's runs were answered with: however small the budget, each kind of request (valid, invalid,
+ * unauthenticated, ...) must have been drawn, which its status shows.
+ */
+export class StatusTally {
+  private readonly seen = new Set<number>();
+
+  add(status: number): void {
+    this.seen.add(status);
+  }
+
+  expectSaw(statuses: number[], what: string): void {
+    expect(
+      statuses.filter((status) => !this.seen.has(status)),
+      `statuses no run of ${what} was answered with`,
+    ).toEqual([]);
+  }
 }

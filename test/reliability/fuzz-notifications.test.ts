@@ -1,8 +1,9 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, it } from "vitest";
+import { deepFuzzRuns, fuzzParameters } from "../support/fuzz-budget.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { authorization, idempotencyKey, queryFor } from "./arbitraries.js";
-import { allowedStatuses, checkAnswer, fuzzHeaders, fuzzRuns } from "./fuzz-check.js";
+import { allowedStatuses, checkAnswer, fuzzHeaders, fuzzRuns, StatusTally } from "./fuzz-check.js";
 
 describe(`fuzzing the notification operations (${fuzzRuns} requests each)`, () => {
   let server: TestServer;
@@ -12,6 +13,7 @@ describe(`fuzzing the notification operations (${fuzzRuns} requests each)`, () =
   afterAll(() => server?.close());
 
   it("GET /v1/notifications never fails and answers as declared", async () => {
+    const tally = new StatusTally();
     await fc.assert(
       fc.asyncProperty(
         queryFor("listNotifications"),
@@ -27,7 +29,7 @@ describe(`fuzzing the notification operations (${fuzzRuns} requests each)`, () =
           const reversed =
             typeof after === "string" && typeof before === "string" && Date.parse(after) > Date.parse(before);
           const afterOnly = typeof after === "string" && before === undefined && Date.parse(after) > Date.now();
-          await checkAnswer(
+          const { status } = await checkAnswer(
             "listNotifications",
             response,
             allowedStatuses(
@@ -35,10 +37,12 @@ describe(`fuzzing the notification operations (${fuzzRuns} requests each)`, () =
               reversed || afterOnly ? [400] : [200],
             ),
           );
+          tally.add(status);
         },
       ),
-      { numRuns: fuzzRuns },
+      fuzzParameters(deepFuzzRuns),
     );
+    tally.expectSaw([200, 400, 401, 422], "GET /v1/notifications");
   }, 1_200_000);
 
   it("GET /v1/notifications/{notificationId} never fails and answers as declared", async () => {
@@ -55,6 +59,7 @@ describe(`fuzzing the notification operations (${fuzzRuns} requests each)`, () =
           .map((value) => ({ value, valid: false })),
       },
     );
+    const tally = new StatusTally();
     await fc.assert(
       fc.asyncProperty(
         id,
@@ -66,7 +71,7 @@ describe(`fuzzing the notification operations (${fuzzRuns} requests each)`, () =
             key: null,
             headers,
           });
-          await checkAnswer(
+          const { status } = await checkAnswer(
             "getNotification",
             response,
             allowedStatuses(
@@ -74,9 +79,11 @@ describe(`fuzzing the notification operations (${fuzzRuns} requests each)`, () =
               [200, 404],
             ),
           );
+          tally.add(status);
         },
       ),
-      { numRuns: fuzzRuns },
+      fuzzParameters(deepFuzzRuns),
     );
+    tally.expectSaw([200, 401, 404, 422], "GET /v1/notifications/{notificationId}");
   }, 1_200_000);
 });

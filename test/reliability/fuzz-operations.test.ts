@@ -9,13 +9,14 @@ import { messages } from "@novu-query/express";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operationIds, operationTable } from "../../generated/operations.js";
+import { runs as budget, deepFuzzRuns, fuzzParameters } from "../support/fuzz-budget.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { findOperation, type JsonObject, parametersOf, resolve } from "../support/spec.js";
 import { authorization, idempotencyKey, maybeValid, queryFor } from "./arbitraries.js";
-import { checkAnswer, fuzzHeaders, fuzzRuns } from "./fuzz-check.js";
+import { checkAnswer, fuzzHeaders } from "./fuzz-check.js";
 
-/** A tenth of the per-resource fuzzers' runs: 1,000 requests per operation by default. */
-const runs = Math.max(1, Math.round(fuzzRuns / 10));
+/** A tenth of the per-resource fuzzers' runs (1,000 requests per operation at the deep setting). */
+const runs = budget(deepFuzzRuns / 10);
 
 function pathFor(id: (typeof operationIds)[number]): fc.Arbitrary<string> {
   const names = parametersOf(id).filter((parameter) => parameter.in === "path");
@@ -42,6 +43,14 @@ function bodyFor(id: (typeof operationIds)[number]): fc.Arbitrary<unknown> {
   return maybeValid(media.schema).map(({ value }) => value);
 }
 
+/** The fields the operation's request body schema declares. */
+function bodyFields(id: (typeof operationIds)[number]): string[] {
+  const requestBody = findOperation(id).operation.requestBody;
+  if (!requestBody) return [];
+  const media = (resolve<JsonObject>(requestBody).content as JsonObject)["application/json"] as JsonObject;
+  return Object.keys((resolve<JsonObject>(media.schema).properties ?? {}) as JsonObject);
+}
+
 describe(`fuzzing every operation of the table from its spec (${runs} requests each)`, () => {
   let server: TestServer;
   beforeAll(async () => {
@@ -52,6 +61,8 @@ describe(`fuzzing every operation of the table from its spec (${runs} requests e
   it.for(operationIds)("%s never fails and answers only what it declares", { timeout: 600_000 }, async (id) => {
     const { method } = operationTable[id];
     const declaredBelow500 = operationTable[id].statuses.filter((status) => status < 500);
+    // What the runs drew: however small the budget, every parameter and body field must have been sent.
+    const drawn = { query: new Set<string>(), body: new Set<string>() };
     await fc.assert(
       fc.asyncProperty(
         pathFor(id),
@@ -61,6 +72,10 @@ describe(`fuzzing every operation of the table from its spec (${runs} requests e
         idempotencyKey(),
         async (path, query, body, auth, key) => {
           const search = new URLSearchParams(query.params).toString();
+          for (const [name] of new URLSearchParams(query.params)) drawn.query.add(name);
+          if (body && typeof body === "object" && !Array.isArray(body)) {
+            for (const field of Object.keys(body)) drawn.body.add(field);
+          }
           const response = await server.request(`${path}${search ? `?${search}` : ""}`, {
             key: null,
             method: method.toUpperCase(),
@@ -75,7 +90,13 @@ describe(`fuzzing every operation of the table from its spec (${runs} requests e
           await checkAnswer(id, response, declaredBelow500);
         },
       ),
-      { numRuns: runs },
+      fuzzParameters(deepFuzzRuns / 10),
     );
+    const neverSent = operationTable[id].queryParameters.filter((name) => !drawn.query.has(name));
+    expect(neverSent, `query parameters no run of ${id} sent`).toEqual([]);
+    expect(
+      bodyFields(id).filter((field) => !drawn.body.has(field)),
+      `body fields no run of ${id} sent`,
+    ).toEqual([]);
   });
 });

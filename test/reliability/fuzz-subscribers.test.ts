@@ -1,8 +1,9 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deepFuzzRuns, fuzzParameters } from "../support/fuzz-budget.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { authorization, idempotencyKey, patchBody, queryFor } from "./arbitraries.js";
-import { allowedStatuses, checkAnswer, fuzzHeaders, fuzzRuns } from "./fuzz-check.js";
+import { allowedStatuses, checkAnswer, fuzzHeaders, fuzzRuns, StatusTally } from "./fuzz-check.js";
 
 describe(`fuzzing the subscriber operations (${fuzzRuns} requests each)`, () => {
   let server: TestServer;
@@ -12,6 +13,7 @@ describe(`fuzzing the subscriber operations (${fuzzRuns} requests each)`, () => 
   afterAll(() => server?.close());
 
   it("GET /v2/subscribers never fails, answers as declared, and matches filters literally", async () => {
+    const tally = new StatusTally();
     await fc.assert(
       fc.asyncProperty(
         queryFor("searchSubscribers"),
@@ -29,6 +31,7 @@ describe(`fuzzing the subscriber operations (${fuzzRuns} requests each)`, () => 
             bothCursors ? [400] : [200],
           );
           const { status, body } = await checkAnswer("searchSubscribers", response, allowed);
+          tally.add(status);
           if (status !== 200) return;
           const rows = body.data as Record<string, string | null>[];
           for (const [param, field] of [
@@ -50,8 +53,9 @@ describe(`fuzzing the subscriber operations (${fuzzRuns} requests each)`, () => 
             for (const row of rows) expect(row.subscriberId).toBe(query.values.subscriberId);
         },
       ),
-      { numRuns: fuzzRuns },
+      fuzzParameters(deepFuzzRuns),
     );
+    tally.expectSaw([200, 400, 401, 422], "GET /v2/subscribers");
   }, 1_200_000);
 
   it("PATCH /v2/subscribers/{subscriberId} never fails and answers as declared", async () => {
@@ -105,6 +109,7 @@ describe(`fuzzing the subscriber operations (${fuzzRuns} requests each)`, () => 
           .map((type) => ({ text: "firstName=Ada", type, valid: false })),
       },
     );
+    const tally = new StatusTally();
     await fc.assert(
       fc.asyncProperty(
         subscriberId,
@@ -122,12 +127,14 @@ describe(`fuzzing the subscriber operations (${fuzzRuns} requests each)`, () => 
             [200, 404, 422],
           );
           const { status, body: answer } = await checkAnswer("patchSubscriber", response, allowed);
+          tally.add(status);
           if (status === 422 && auth.valid && key.valid && body.valid && idValid) {
             expect(Object.keys(answer.errors as object)).toEqual(["body.timezone"]);
           }
         },
       ),
-      { numRuns: fuzzRuns },
+      fuzzParameters(deepFuzzRuns),
     );
+    tally.expectSaw([200, 400, 401, 404, 415, 422], "PATCH /v2/subscribers/{subscriberId}");
   }, 1_200_000);
 });

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DemoEnvironment } from "../../server/demo/generate.js";
 import { drivers } from "../support/databases.js";
+import { fuzzParameters } from "../support/fuzz-budget.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 /** Every id of an environment, to look for in the other environment's answers. */
@@ -73,7 +74,7 @@ describe.each(drivers)("tenant isolation, randomized (%s)", (driver) => {
           expect(JSON.parse(raw)._environmentId).toBe(me.environmentId);
         }
       }),
-      { numRuns: 600 },
+      fuzzParameters(600),
     );
     // And nothing in the other environment was renamed by a caller from outside it.
     for (const env of environments) {

@@ -11,6 +11,7 @@ import { likeContains } from "../../server/store/sql-helpers.js";
 import { Store } from "../../server/store/store.js";
 import { drivers } from "../support/databases.js";
 import { CappedCountChecks, firstPageQuery } from "../support/expect-subscribers.js";
+import { fuzzParameters } from "../support/fuzz-budget.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import {
   changeRow,
@@ -89,7 +90,7 @@ describe.each(drivers)("e-mail domain counts (%s)", (driver) => {
         fc.constantFrom<"email" | "data" | RowChange>("email", "data", ...rowChanges),
         fc.nat(),
       ),
-      { numRuns: 120, seed: 5 },
+      fuzzParameters(120, 5),
     );
     for (const [at, step, n] of steps) {
       const row = ids[at] as { id: string; subscriber_id: string };
@@ -142,7 +143,7 @@ describe.each(drivers)("e-mail domain counts (%s)", (driver) => {
     const checks = new CappedCountChecks(cap);
     await fc.assert(
       fc.asyncProperty(term, async (text) => checks.expect(await search({ email: text }), await plainCount(text))),
-      { numRuns: 150, seed: 3 },
+      fuzzParameters(150, 3),
     );
     checks.expectBothSides(20);
   });

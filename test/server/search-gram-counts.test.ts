@@ -12,6 +12,7 @@ import { likeContains } from "../../server/store/sql-helpers.js";
 import { Store } from "../../server/store/store.js";
 import { drivers } from "../support/databases.js";
 import { CappedCountChecks, firstPageQuery } from "../support/expect-subscribers.js";
+import { fuzzParameters } from "../support/fuzz-budget.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import {
   changeRow,
@@ -105,7 +106,7 @@ describe.each(drivers)("kept counts of short substring terms (%s)", (driver) => 
     environmentId = server.production.environmentId;
     organizationId = await organizationOf(server.store.db, environmentId);
     const values = fc.sample(fc.tuple(text(1, 4), text(0, 3), text(0, 3), text(0, 3), fc.nat()), {
-      numRuns: 300,
+      ...fuzzParameters(300),
       seed: 17,
     });
     // One statement, as a bulk load writes them: the insert trigger sees all the rows at once.
@@ -148,7 +149,7 @@ describe.each(drivers)("kept counts of short substring terms (%s)", (driver) => 
         text(0, 3),
         fc.nat(),
       ),
-      { numRuns: 120, seed: 8 },
+      fuzzParameters(120, 8),
     );
     for (const [at, step, value, n] of steps) {
       const row = ids[at] as { id: string; subscriber_id: string };
@@ -205,7 +206,7 @@ describe.each(drivers)("kept counts of short substring terms (%s)", (driver) => 
       fc.asyncProperty(fc.constantFrom(...columns), term, async (column, value) =>
         checks.expect(await search({ [column]: value }), await plainCount(column, value)),
       ),
-      { numRuns: 200, seed: 4 },
+      fuzzParameters(200, 4),
     );
     checks.expectBothSides(20);
   });

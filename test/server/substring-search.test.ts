@@ -13,6 +13,7 @@ import { Store } from "../../server/store/store.js";
 import { rarestGrams, termGrams } from "../../server/store/substring-filter.js";
 import { drivers } from "../support/databases.js";
 import { firstPageQuery } from "../support/expect-subscribers.js";
+import { fuzzParameters } from "../support/fuzz-budget.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 // Letters in both cases, characters whose case mapping is special (İ, ß, Σ), LIKE's wildcards and escape, and
@@ -129,7 +130,7 @@ describe.each(drivers)("substring filters against a plain ILIKE scan (%s)", (dri
         expect(page.totalCount).toBe(expected.length);
         if (expected.length > 0) matched++;
       }),
-      { numRuns: 150, seed: 42 },
+      fuzzParameters(150, 42),
     );
     // The terms are chosen to match: a comparison of empty answers would prove little.
     expect(matched).toBeGreaterThan(50);
@@ -159,7 +160,7 @@ describe.each(drivers)("substring filters against a plain ILIKE scan (%s)", (dri
             expect(page.data.map((notification) => notification._id)).toEqual(rows.map((row) => row.id));
           },
         ),
-        { numRuns: 60, seed: 7 },
+        fuzzParameters(60, 7),
       );
     },
   );
