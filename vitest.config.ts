@@ -1,4 +1,6 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import LongestFirst from "./test/sequencer.js";
 
 export default defineConfig({
   // The workspace packages (`@novu-query/contract`, ...) resolve to their sources through tsconfig.json's `paths`.
@@ -9,5 +11,9 @@ export default defineConfig({
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Test files wait on databases, child processes and installs as much as they compute: as many at once as there
+    // are cores, at least two (vitest's default, one fewer than the cores, runs them one by one on two), at most four.
+    maxWorkers: Number(process.env.TEST_WORKERS ?? Math.min(4, Math.max(2, availableParallelism()))),
+    sequence: { sequencer: LongestFirst },
   },
 });

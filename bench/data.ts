@@ -9,6 +9,7 @@
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { sql } from "kysely";
+import { exitWithUsageIfAsked } from "../scripts/usage.js";
 import { defaultDemoOptions } from "../server/demo/generate.js";
 import { type LoadProgress, loadDemo } from "../server/demo/load.js";
 import { openStore, type Store } from "../server/store/store.js";
@@ -20,6 +21,10 @@ export const benchEnvironmentShares = [
   { name: "Development", share: 0.05 },
 ];
 
+exitWithUsageIfAsked(
+  "Usage: npm run bench:data -- [--subscribers N] [--notifications N] [--database-url URL] [--reset] [--batch-size N]\n" +
+    "       npm run bench:data -- --pglite [DIR] [--subscribers N] [--notifications N] [--reset]",
+);
 const { values } = parseArgs({
   options: {
     subscribers: { type: "string" },

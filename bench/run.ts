@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import { runIdempotently } from "@novu-query/express";
 import { sql } from "kysely";
 import { startMock, startServerProcess } from "../scripts/processes.js";
+import { exitWithUsageIfAsked } from "../scripts/usage.js";
 import { loadConfig } from "../server/config.js";
 import { DatabaseIdempotencyStore } from "../server/database-idempotency.js";
 import { mergeGramIndexesEvery } from "../server/store/gram-index-merges.js";
@@ -36,6 +37,11 @@ import { median, summarize } from "./stats.js";
 import { storeClosedLoop } from "./store-alone.js";
 import { closedLoop } from "./throughput.js";
 
+exitWithUsageIfAsked(
+  "Usage: npm run bench -- [--pglite DIR] [--database-url URL] [--quick] [--iterations 300] [--http-rate 100]\n" +
+    "       [--http-count 400] [--repetitions 3] [--seconds 5] [--connections 16] [--out bench]\n" +
+    "  the benchmark matrix on the bench data (npm run bench:data first); writes bench/results/<date>.json and bench/RESULTS.md",
+);
 const { values } = parseArgs({
   options: {
     "database-url": { type: "string" },

@@ -7,8 +7,10 @@ import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { startServerProcess } from "../scripts/processes.js";
+import { exitWithUsageIfAsked } from "../scripts/usage.js";
 import { rssMb } from "./processes.js";
 
+exitWithUsageIfAsked("Usage: npm run soak -- --minutes N [--concurrency 16] [--database-url URL]");
 const { values } = parseArgs({
   options: {
     minutes: { type: "string", default: "1" },

@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { prismEntry, specFile } from "../mock/prism.js";
 import { freePort, runServerScript } from "../scripts/processes.js";
+import { exitWithUsageIfAsked } from "../scripts/usage.js";
 import { defaultDemoOptions, demoApiKey } from "../server/demo/options.js";
 import { median } from "./stats.js";
 
@@ -125,6 +126,7 @@ export function renderStartup(results: StartupResult[]): string[] {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  exitWithUsageIfAsked("Usage: npm run bench:startup -- [--rounds 5]   writes bench/STARTUP.md");
   const { values } = parseArgs({ options: { rounds: { type: "string", default: "5" } } });
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const results = await measureStartup(Number(values.rounds), log);

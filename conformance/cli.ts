@@ -11,7 +11,7 @@ import { runConformance } from "./run.js";
 const usage =
   "Usage: novu-query-conformance --base-url <url> --api-key <key> [--level shape|behaviour] [--subscriber <subscriberId>]\n";
 
-let values: { "base-url"?: string; "api-key"?: string; level?: string; subscriber?: string };
+let values: { "base-url"?: string; "api-key"?: string; level?: string; subscriber?: string; help?: boolean };
 try {
   ({ values } = parseArgs({
     options: {
@@ -19,11 +19,16 @@ try {
       "api-key": { type: "string" },
       level: { type: "string", default: "behaviour" },
       subscriber: { type: "string" },
+      help: { type: "boolean", short: "h" },
     },
   }));
 } catch (error) {
   process.stderr.write(`${(error as Error).message}\n${usage}`);
   process.exit(2);
+}
+if (values.help) {
+  process.stdout.write(usage);
+  process.exit(0);
 }
 const baseUrl = values["base-url"];
 const apiKey = values["api-key"];

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { workspacePackages } from "./packages.js";
 import { runCli } from "./run-cli.js";
+import { exitWithUsageIfAsked } from "./usage.js";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 
@@ -25,6 +26,7 @@ function dropGeneratedSources(distDir: string): void {
   }
 }
 
+exitWithUsageIfAsked("Usage: npm run build:packages   compiles every package into its dist/");
 for (const pkg of workspacePackages) {
   const dir = join(root, pkg.dir);
   rmSync(join(dir, "dist"), { recursive: true, force: true });

@@ -12,6 +12,7 @@ import { compareVersions } from "./diff/gate.js";
 import { releasedVersions, releasesDir } from "./diff.js";
 import { listOperations, renderOperationTable } from "./operation-table.js";
 import { runCli } from "./run-cli.js";
+import { exitWithUsageIfAsked } from "./usage.js";
 import { writeZodSchemas } from "./zod-schemas.js";
 
 export async function build(outDir: string): Promise<void> {
@@ -118,6 +119,7 @@ function changesSection(spec: Spec): string {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  exitWithUsageIfAsked("Usage: tsx scripts/build.ts [outDir]   (npm run build:generated; default outDir: generated)");
   const outDir = resolve(process.argv[2] ?? "generated");
   await build(outDir);
   console.log(`Built ${outDir} from openapi/`);

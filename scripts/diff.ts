@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { compareSpecs, renderReport } from "./diff/compare.js";
 import { compareVersions, gateProblems } from "./diff/gate.js";
+import { exitWithUsageIfAsked } from "./usage.js";
 
 export const releasesDir = "openapi/releases";
 
@@ -43,6 +44,11 @@ function loadBase(base: string | undefined): {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  exitWithUsageIfAsked(
+    "Usage: npm run diff -- [<released version or git ref>] [--format text|markdown|json] [--gate]\n" +
+      "  the changes of the built spec (generated/openapi.json) against the last release, or the version or ref given,\n" +
+      "  for clients and for implementations; --gate fails when the version and CHANGELOG.md do not account for them",
+  );
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: { format: { type: "string", default: "text" }, gate: { type: "boolean", default: false } },

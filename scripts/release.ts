@@ -17,6 +17,7 @@ import { parseArgs } from "node:util";
 import { type ClassifiedChange, compareSpecs, isBreaking, isDocumentationOnly } from "./diff/compare.js";
 import { allowsBreaking, breakingBump, parseVersion } from "./diff/gate.js";
 import { releasedVersions, releasesDir } from "./diff.js";
+import { exitWithUsageIfAsked } from "./usage.js";
 
 export type Bump = "major" | "minor" | "patch";
 
@@ -120,6 +121,9 @@ export function tagRelease(root: string): string {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  exitWithUsageIfAsked(
+    "Usage: npm run release -- <major|minor|patch>   then, after reading the CHANGELOG section: npm run release -- tag",
+  );
   const { positionals } = parseArgs({ allowPositionals: true });
   const step = positionals[0];
   if (step === "tag") {

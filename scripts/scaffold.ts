@@ -6,7 +6,11 @@
  */
 import { fileURLToPath } from "node:url";
 import { scaffold } from "../express/scaffold.js";
+import { exitWithUsageIfAsked } from "./usage.js";
 
+exitWithUsageIfAsked(
+  "Usage: npm run scaffold [-- --quiet]   a stub handler in server/handlers/ for every operation without one",
+);
 const { operationIds } = await import("../generated/operations.js");
 const handlersDir = fileURLToPath(new URL("../server/handlers/", import.meta.url));
 const written = scaffold(operationIds, handlersDir);

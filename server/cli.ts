@@ -6,7 +6,7 @@
  *                                     for any origin unless CORS_ORIGINS is set (the server itself keeps CORS off)
  *   novu-query-server keys create --environment <name> [--retention-days <days>]
  */
-import { runKeysCommand } from "./cli/keys.js";
+import { keysUsage, runKeysCommand } from "./cli/keys.js";
 import { loadConfig } from "./config.js";
 import { runServer } from "./main.js";
 
@@ -31,6 +31,8 @@ if (command === undefined || command === "start") {
     LOG_LEVEL: env.LOG_LEVEL || "warn",
   };
   await runServer(loadConfig({ ...env, ...mock }));
+} else if (command === "keys" && (rest.includes("--help") || rest.includes("-h"))) {
+  process.stdout.write(`${keysUsage}\n`);
 } else if (command === "keys") {
   try {
     const key = await runKeysCommand(rest, process.env);
@@ -42,7 +44,7 @@ if (command === undefined || command === "start") {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exitCode = 1;
   }
-} else if (command === "--help" || command === "help") {
+} else if (command === "--help" || command === "-h" || command === "help") {
   process.stdout.write(usage);
 } else {
   process.stderr.write(`Unknown command "${command}".\n${usage}`);

@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../config.js";
 import { openStore } from "../store/store.js";
 
-const usage = "Usage: novu-query-server keys create --environment <name> [--retention-days <days>]";
+export const keysUsage = "Usage: novu-query-server keys create --environment <name> [--retention-days <days>]";
 
 export async function runKeysCommand(argv: string[], env: Record<string, string | undefined>): Promise<string> {
   const { positionals, values } = parseArgs({
@@ -14,7 +14,7 @@ export async function runKeysCommand(argv: string[], env: Record<string, string 
     allowPositionals: true,
     options: { environment: { type: "string" }, "retention-days": { type: "string" } },
   });
-  if (positionals[0] !== "create" || !values.environment) throw new Error(usage);
+  if (positionals[0] !== "create" || !values.environment) throw new Error(keysUsage);
   const retention = values["retention-days"];
   if (retention !== undefined && !/^[1-9]\d*$/.test(retention))
     throw new Error("--retention-days must be a whole number of days");

@@ -30,10 +30,11 @@ function call(path: string, init: RequestInit = {}, authorization: string | null
 }
 
 /** A concrete request path for an operation (the path parameters from its examples). */
+/** The value each path parameter gets in these requests. */
+const samples: Record<string, string> = { subscriberId: "user-1", notificationId: "66b7e1d0c3a2b1f0e9d8c7b6" };
+
 function samplePath(id: OperationId): string {
-  return operationTable[id].path
-    .replace("{subscriberId}", "user-1")
-    .replace("{notificationId}", "66b7e1d0c3a2b1f0e9d8c7b6");
+  return operationTable[id].path.replace(/\{(\w+)\}/g, (_whole, name: string) => samples[name] ?? name);
 }
 
 /** Where the spec defines an operation's answer for a status (following a $ref into components/responses). */
@@ -117,12 +118,13 @@ describe("MSW handlers from the contract", () => {
         String(expected.path ?? "")
           .split("/")
           .at(-1) ?? "";
-      const askedId = samplePath(id).split("/").at(-1) ?? "";
+      const names = [...operationTable[id].path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
+      const askedId = samples[names.at(-1) ?? ""] ?? "";
       if (status >= 400) {
         expect((body as ErrorDto).message).toBe(String(expected.message).split(exampleId).join(askedId));
         continue;
       }
-      const [parameter, ...others] = [...operationTable[id].path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
+      const [parameter, ...others] = names;
       if (parameter && parameter in expected) expected[parameter] = askedId;
       else if (parameter && others.length === 0 && parameter.endsWith("Id") && "_id" in expected)
         expected._id = askedId;

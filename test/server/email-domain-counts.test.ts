@@ -90,7 +90,7 @@ describe.each(drivers)("e-mail domain counts (%s)", (driver) => {
         fc.constantFrom<"email" | "data" | RowChange>("email", "data", ...rowChanges),
         fc.nat(),
       ),
-      fuzzParameters(120, 5),
+      fuzzParameters(120, 5, 120),
     );
     for (const [at, step, n] of steps) {
       const row = ids[at] as { id: string; subscriber_id: string };
@@ -143,7 +143,7 @@ describe.each(drivers)("e-mail domain counts (%s)", (driver) => {
     const checks = new CappedCountChecks(cap);
     await fc.assert(
       fc.asyncProperty(term, async (text) => checks.expect(await search({ email: text }), await plainCount(text))),
-      fuzzParameters(150, 3),
+      fuzzParameters(150, 3, 150),
     );
     checks.expectBothSides(20);
   });

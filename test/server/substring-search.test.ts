@@ -130,7 +130,7 @@ describe.each(drivers)("substring filters against a plain ILIKE scan (%s)", (dri
         expect(page.totalCount).toBe(expected.length);
         if (expected.length > 0) matched++;
       }),
-      fuzzParameters(150, 42),
+      fuzzParameters(150, 42, 150),
     );
     // The terms are chosen to match: a comparison of empty answers would prove little.
     expect(matched).toBeGreaterThan(50);
@@ -160,7 +160,7 @@ describe.each(drivers)("substring filters against a plain ILIKE scan (%s)", (dri
             expect(page.data.map((notification) => notification._id)).toEqual(rows.map((row) => row.id));
           },
         ),
-        fuzzParameters(60, 7),
+        fuzzParameters(60, 7, 60),
       );
     },
   );

@@ -30,8 +30,11 @@ export function runs(atDeep: number, min = 25): number {
   return Math.max(min, Math.round((atDeep * fuzzRuns) / deepFuzzRuns));
 }
 
-/** fast-check's parameters for a property: its share of the budget, and FUZZ_SEED over its own seed. */
-export function fuzzParameters<T>(atDeep: number, seed?: number): fc.Parameters<T> {
+/**
+ * fast-check's parameters for a property: its share of the budget (never under `min`: a property whose assertions
+ * count what its runs met passes its own count), and FUZZ_SEED over its own seed.
+ */
+export function fuzzParameters<T>(atDeep: number, seed?: number, min?: number): fc.Parameters<T> {
   const chosen = fuzzSeed ?? seed;
-  return { numRuns: runs(atDeep), ...(chosen !== undefined && { seed: chosen }) };
+  return { numRuns: runs(atDeep, min), ...(chosen !== undefined && { seed: chosen }) };
 }
