@@ -7,7 +7,7 @@
  * the background, a spare copy for the next one to take (a rename) instead of copying. A snapshot's name is a hash of everything that decides its content (the migrations, the
  * store and demo code, the demo options, PGlite's version), so a change to any of them makes a new one.
  */
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import {
   constants,
   cpSync,
@@ -196,7 +196,8 @@ export async function demoWorkingCopy(
     tookSpare,
     async prepareSpare() {
       if (making || readdirSync(spares).some((entry) => entry.startsWith(`${name}.`))) return;
-      const stamp = `${process.pid}-${Date.now()}`;
+      // Unique within this process too: two copies of one process may make their spares in the same millisecond.
+      const stamp = `${process.pid}-${Date.now()}-${randomBytes(4).toString("hex")}`;
       making = join(spares, `partial-${stamp}`);
       const spare = `${name}.${stamp}`;
       try {
