@@ -1,4 +1,5 @@
 import { insertNotifications, insertSubscribers, insertWorkflows } from "../store/bulk-insert.js";
+import { withCountsRecountedAfter } from "../store/kept-counts.js";
 import type { Store } from "../store/store.js";
 import {
   type DemoEnvironment,
@@ -69,7 +70,9 @@ async function write(store: Store, sources: Source[], anchor: Date, options: Loa
     done[table] += rows;
     options.onProgress?.({ table, done: done[table], total: totals[table] });
   };
-  await store.transaction(async (tx) => {
+  // One transaction, with the kept counts recounted once at the end rather than kept batch by batch (kept-counts.ts).
+  await store.transaction((tx) => withCountsRecountedAfter(tx.db, () => writeRows(tx)));
+  async function writeRows(tx: Store): Promise<void> {
     for (const source of sources) {
       const { environmentId, organizationId } = source;
       await tx.access.ensureEnvironment(source.name, { environmentId, organizationId });
@@ -90,7 +93,7 @@ async function write(store: Store, sources: Source[], anchor: Date, options: Loa
         progress("notifications", batch.length);
       });
     }
-  });
+  }
 }
 
 /** Generates and writes the demo data batch by batch (memory stays flat); returns the environments, without rows. */

@@ -29,7 +29,7 @@ export async function insertNotifications(db: Kysely<Database>, rows: readonly N
       digested_notification_id, channels, severity, topic_keys, created_at, updated_at, details)
     SELECT id, environment_id, organization_id, subscriber_id, transaction_id, template_id, digested_notification_id,
       channels, severity, topic_keys, created_at, updated_at, details
-    FROM json_to_recordset(${JSON.stringify(rows)}::json) AS t(id text, environment_id text, organization_id text,
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS t(id text, environment_id text, organization_id text,
       subscriber_id text, transaction_id text, template_id text, digested_notification_id text, channels text[],
       severity text, topic_keys text[], created_at timestamptz, updated_at timestamptz, details jsonb)`.execute(db);
 }

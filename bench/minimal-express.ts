@@ -1,0 +1,70 @@
+/**
+ * The "minimal Express" column: a plain Express 5 app doing exactly the database work the server does for each
+ * operation (the same store calls, so the same statements, prepared the same way, over a pool of the same settings)
+ * and sending the same bodies, with nothing else: no authentication (one fixed environment), no validation, no request
+ * rules, no logging, no security headers. The gap between it and the server is the server's own request pipeline.
+ * Usage: tsx bench/minimal-express.ts <environmentId>   (DATABASE_URL and the pool settings as the server's; prints "API <url>")
+ */
+import type { AddressInfo } from "node:net";
+import { runIdempotently } from "@novu-query/express";
+import express from "express";
+import { loadConfig } from "../server/config.js";
+import { DatabaseIdempotencyStore } from "../server/database-idempotency.js";
+import { openStore } from "../server/store/store.js";
+
+const environmentId = process.argv[2] as string;
+const config = loadConfig();
+const opened = await openStore({ ...config, databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+const { store } = opened;
+const idempotency = new DatabaseIdempotencyStore(store);
+
+/** The query as the server's handlers get it once validated: numbers as numbers, lists as lists, the defaults set. */
+function query(raw: Record<string, unknown>, numbers: string[], lists: string[], defaults: Record<string, unknown>) {
+  const typed: Record<string, unknown> = { ...defaults, ...raw };
+  for (const name of numbers) if (typeof raw[name] === "string") typed[name] = Number(raw[name]);
+  for (const name of lists) if (typeof raw[name] === "string") typed[name] = [raw[name]];
+  if (typeof raw.includeCursor === "string") typed.includeCursor = raw.includeCursor === "true";
+  return typed;
+}
+
+const app = express();
+app.use(express.json());
+app.get("/v2/subscribers", async (req, res) => {
+  const search = query(req.query as Record<string, unknown>, ["limit"], [], {
+    limit: 10,
+    orderBy: "_id",
+    orderDirection: "DESC",
+    includeCursor: false,
+  });
+  res.json(await store.subscribers.search(environmentId, search as never));
+});
+app.patch("/v2/subscribers/:subscriberId", async (req, res) => {
+  const key = req.header("idempotency-key") as string;
+  const outcome = await runIdempotently(
+    idempotency,
+    { scope: environmentId, key, method: "PATCH", path: req.originalUrl, body: req.body, ttlSeconds: 86_400 },
+    async (tx) => ({ status: 200, body: await tx.subscribers.patch(environmentId, req.params.subscriberId, req.body) }),
+    () => ({}) as never,
+  );
+  res.status(outcome.status).json(outcome.body);
+});
+app.get("/v1/notifications", async (req, res) => {
+  const list = query(
+    req.query as Record<string, unknown>,
+    ["page", "limit"],
+    ["channels", "templates", "emails", "subscriberIds", "severity"],
+    { page: 0, limit: 10 },
+  );
+  res.json(await store.notifications.list(environmentId, { ...list, after: new Date(0), before: new Date() } as never));
+});
+app.get("/v1/notifications/:notificationId", async (req, res) => {
+  res.json(await store.notifications.get(environmentId, req.params.notificationId));
+});
+
+const server = app.listen(0, "127.0.0.1", () => {
+  process.stdout.write(`API http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
+});
+process.on("SIGTERM", () => {
+  server.close(() => void opened.close().then(() => process.exit(0)));
+  server.closeAllConnections();
+});
