@@ -28,6 +28,8 @@ function query(raw: Record<string, unknown>, numbers: string[], lists: string[],
 }
 
 const app = express();
+app.disable("x-powered-by");
+app.set("etag", false);
 app.use(express.json());
 app.get("/v2/subscribers", async (req, res) => {
   const search = query(req.query as Record<string, unknown>, ["limit"], [], {

@@ -26,7 +26,7 @@ export const stderrLogger: Logger = {
   error: (fields, message) => line("error", fields, message),
 };
 
-/** The request's own logger when the app attached one (pino-http's `req.log`), else the given one. */
+/** The request's own logger when the app attached one (`req.log`, as pino-http and the reference server do), else the given one. */
 export function loggerFor(req: object, fallback: Logger): Logger {
   const attached = (req as { log?: Partial<Logger> }).log;
   return typeof attached?.error === "function" && typeof attached.warn === "function" ? (attached as Logger) : fallback;

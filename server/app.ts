@@ -3,7 +3,6 @@
  * with what a deployed service adds around it: request logs and ids, security headers, CORS, the health check, the
  * spec and the rendered docs.
  */
-import { randomUUID } from "node:crypto";
 import {
   ApiError,
   createRouter,
@@ -16,13 +15,13 @@ import {
 } from "@novu-query/express";
 import express, { type Express } from "express";
 import type { Logger } from "pino";
-import { pinoHttp } from "pino-http";
 import { environmentKeys } from "./auth.js";
 import type { Config } from "./config.js";
 import { costOf } from "./cost.js";
 import { DatabaseIdempotencyStore } from "./database-idempotency.js";
 import { DatabaseRateLimitStore } from "./database-rate-limit.js";
 import { KeyCache } from "./key-cache.js";
+import { requestLog } from "./request-log.js";
 import { apiSecurityHeaders, corsFor, docsSecurityHeaders } from "./security.js";
 import type { Store } from "./store/store.js";
 
@@ -90,20 +89,7 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
   app.disable("x-powered-by");
   app.set("etag", false);
 
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req, res) => {
-        const given = req.headers["x-request-id"];
-        const id = typeof given === "string" && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
-        res.setHeader("X-Request-Id", id);
-        return id;
-      },
-      redact: ["req.headers.authorization", 'req.headers["idempotency-key"]'],
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? "error" : "info"),
-    }),
-  );
-
+  app.use(requestLog(logger));
   app.use(apiSecurityHeaders);
   if (config.corsOrigins.length > 0) app.use(corsFor(config.corsOrigins));
   app.use(urlLengthLimit(config.maxUrlLength));

@@ -2,17 +2,37 @@ import cors from "cors";
 import type { RequestHandler } from "express";
 import helmet from "helmet";
 
+/**
+ * The headers a helmet middleware sets, worked out once: they are the same for every answer, so each answer gets them
+ * from one loop instead of a dozen middlewares calling each other (measured: a tenth of a get's time).
+ */
+function headersOf(middleware: RequestHandler): [string, string][] {
+  const headers: [string, string][] = [];
+  const response = {
+    setHeader: (name: string, value: unknown) => headers.push([name, String(value)]),
+    removeHeader: () => {},
+    getHeader: () => undefined,
+  };
+  middleware({} as never, response as never, () => {});
+  return headers;
+}
+
 // A JSON API: no sniffing, no framing, no caching, no content of its own to load.
-const jsonApiHeaders = helmet({
-  contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-  crossOriginResourcePolicy: { policy: "cross-origin" },
-});
+const jsonApiHeaders: [string, string][] = [
+  ["Cache-Control", "no-store"],
+  ...headersOf(
+    helmet({
+      contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+      crossOriginResourcePolicy: { policy: "cross-origin" },
+    }),
+  ),
+];
 
 /** Security headers for every answer but the docs page, which gets its own (docsHeaders). */
 export const apiSecurityHeaders: RequestHandler = (req, res, next) => {
   if (req.path.startsWith("/docs")) return next();
-  res.setHeader("Cache-Control", "no-store");
-  jsonApiHeaders(req, res, next);
+  for (const [name, value] of jsonApiHeaders) res.setHeader(name, value);
+  next();
 };
 
 /** Redoc runs from inline scripts and styles in its one self-contained file. */
