@@ -6,7 +6,7 @@
  * Secondary indexes are dropped during the load and rebuilt after it (much faster than updating them row by row),
  * then the tables are vacuumed and analyzed so that plans and index-only scans are what production would see.
  */
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { sql } from "kysely";
 import { exitWithUsageIfAsked } from "../scripts/usage.js";
@@ -14,6 +14,7 @@ import { defaultDemoOptions } from "../server/demo/generate.js";
 import { type LoadProgress, loadDemo } from "../server/demo/load.js";
 import { openStore, type Store } from "../server/store/store.js";
 import { benchDatabaseUrl, defaultPgliteDir } from "./database.js";
+import { writeLoadResult } from "./load-results.js";
 
 /** Production gets 95% of the rows, so that a cursor can be 900,000 rows deep in one environment. */
 export const benchEnvironmentShares = [
@@ -70,10 +71,17 @@ if (!(await store.isEmpty())) {
 const indexes = await dropSecondaryIndexes(store);
 const started = performance.now();
 const bar = progressBar();
+const pace = tablePace();
 await loadDemo(
   store,
   { ...defaultDemoOptions, subscribers, notifications, environmentShares: benchEnvironmentShares },
-  { batchSize: Number(values["batch-size"]), onProgress: bar },
+  {
+    batchSize: Number(values["batch-size"]),
+    onProgress: (progress) => {
+      bar(progress);
+      pace.record(progress);
+    },
+  },
 );
 const loadedSeconds = (performance.now() - started) / 1000;
 process.stderr.write(`\nRebuilding ${indexes.length} indexes...\n`);
@@ -93,6 +101,22 @@ process.stdout.write(
     `indexes ${indexSeconds.toFixed(1)} s; vacuum/analyze ${vacuumSeconds.toFixed(1)} s\n`,
 );
 await opened.close();
+if (!onPglite) {
+  mkdirSync("bench/results", { recursive: true });
+  const file = writeLoadResult("bench", {
+    startedAt: new Date(Date.now() - (performance.now() - started)).toISOString(),
+    node: process.version,
+    subscribers,
+    notifications,
+    rows,
+    seconds: Math.round(loadedSeconds * 10) / 10,
+    rowsPerSecond: Math.round(rows / loadedSeconds),
+    tables: pace.tables(),
+    indexSeconds: Math.round(indexSeconds * 10) / 10,
+    vacuumSeconds: Math.round(vacuumSeconds * 10) / 10,
+  });
+  process.stdout.write(`Wrote ${file}\n`);
+}
 
 /** Drops every index of the two big tables that no constraint needs, and returns the statements to rebuild them. */
 async function dropSecondaryIndexes(target: Store): Promise<{ name: string; definition: string }[]> {
@@ -107,6 +131,41 @@ async function dropSecondaryIndexes(target: Store): Promise<{ name: string; defi
   for (const index of found) await sql`DROP INDEX ${sql.id(index.name)}`.execute(target.db);
   // An index on a partitioned table reads "ON ONLY" (the parent alone); rebuilt, it must cover the partitions too.
   return found.map((index) => ({ ...index, definition: index.definition.replace(" ON ONLY ", " ON ") }));
+}
+
+/** Each table's rows a second: whole, over its first tenth and over its last tenth (steady as the table grows?). */
+function tablePace() {
+  const marks = new Map<string, { began: number; points: { at: number; done: number }[]; total: number }>();
+  let last = performance.now();
+  return {
+    record({ table, done, total }: LoadProgress) {
+      const now = performance.now();
+      let mark = marks.get(table);
+      if (!mark) {
+        // The table's clock starts where the previous one's stopped (progress comes after each batch).
+        mark = { began: last, points: [], total };
+        marks.set(table, mark);
+      }
+      mark.points.push({ at: now, done });
+      last = now;
+    },
+    tables() {
+      return [...marks].map(([table, { began, points, total }]) => {
+        const rate = (from: { at: number; done: number }, to: { at: number; done: number }) =>
+          Math.round((to.done - from.done) / Math.max((to.at - from.at) / 1000, 0.001));
+        const start = { at: began, done: 0 };
+        const end = points.at(-1) ?? start;
+        const firstTenth = points.find((point) => point.done >= total / 10) ?? end;
+        const lastTenth = points.findLast((point) => point.done <= total - total / 10) ?? start;
+        return {
+          table,
+          rowsPerSecond: rate(start, end),
+          firstTenth: rate(start, firstTenth),
+          lastTenth: rate(lastTenth, end),
+        };
+      });
+    },
+  };
 }
 
 function progressBar() {

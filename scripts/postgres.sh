@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts (or stops) a private PostgreSQL 15 cluster for tests and benchmarks, on loopback only.
-# Usage: scripts/postgres.sh start|stop|url    Environment: PG_DIR (default .data/postgres), PG_PORT (default 55432)
+# Usage: scripts/postgres.sh start|stop|status|url    Environment: PG_DIR (default .data/postgres), PG_PORT (default 55432),
+#          PG_SHARED_BUFFERS (1GB), PG_MAX_WAL_SIZE (4GB: bulk loads write gigabytes of WAL; at 1GB they checkpoint constantly)
 #        scripts/postgres.sh replica-start|replica-reset|replica-stop|replica-url
 #          A streaming read replica of that cluster, made with pg_basebackup (PG_REPLICA_DIR, PG_REPLICA_PORT 55433).
 set -euo pipefail
@@ -26,7 +27,7 @@ case "${1:-}" in
     fi
     if ! as_owner "$BIN/pg_ctl" -D "$PG_DIR" status >/dev/null 2>&1; then
       as_owner "$BIN/pg_ctl" -D "$PG_DIR" -l "$PG_DIR/server.log" -w \
-        -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -c unix_socket_directories=$PG_DIR -c max_connections=200 -c fsync=on -c shared_buffers=${PG_SHARED_BUFFERS:-1GB}" start >/dev/null
+        -o "-p $PG_PORT -c listen_addresses=127.0.0.1 -c unix_socket_directories=$PG_DIR -c max_connections=200 -c fsync=on -c shared_buffers=${PG_SHARED_BUFFERS:-1GB} -c max_wal_size=${PG_MAX_WAL_SIZE:-4GB}" start >/dev/null
     fi
     echo "postgres://postgres@127.0.0.1:$PG_PORT/postgres"
     ;;
@@ -35,6 +36,10 @@ case "${1:-}" in
     ;;
   url)
     echo "postgres://postgres@127.0.0.1:$PG_PORT/postgres"
+    ;;
+  status)
+    # Exit status 0 when the cluster runs (the test run leaves a cluster it did not start running).
+    as_owner "$BIN/pg_ctl" -D "$PG_DIR" status >/dev/null 2>&1
     ;;
   replica-start)
     "$0" start >/dev/null
@@ -64,7 +69,7 @@ case "${1:-}" in
     echo "postgres://postgres@127.0.0.1:$PG_REPLICA_PORT/postgres"
     ;;
   *)
-    echo "usage: $0 start|stop|url|replica-start|replica-reset|replica-stop|replica-url" >&2
+    echo "usage: $0 start|stop|status|url|replica-start|replica-reset|replica-stop|replica-url" >&2
     exit 2
     ;;
 esac

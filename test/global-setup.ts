@@ -5,7 +5,7 @@
  * on PostgreSQL. TEST_POSTGRES=off skips it. Also names the folder of the run's packed tarballs (test/support/tarballs.ts)
  * and removes it afterwards.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,12 +27,14 @@ function startPostgres(): (() => void) | undefined {
     console.warn("PostgreSQL server binaries not found: running the store and HTTP tests on PGlite only.");
     return undefined;
   }
+  // A cluster someone started before the run (for the benchmark, say) keeps running after it.
+  const wasRunning = spawnSync(script, ["status"]).status === 0;
   process.env.TEST_DATABASE_URL = execFileSync(script, ["start"], { encoding: "utf8" }).trim();
   // A fresh streaming replica of that cluster, for the read-replica tests (test/scale/replica.test.ts).
   process.env.TEST_REPLICA_URL = execFileSync(script, ["replica-reset"], { encoding: "utf8" }).trim();
   return () => {
     execFileSync(script, ["replica-stop"]);
-    execFileSync(script, ["stop"]);
+    if (!wasRunning) execFileSync(script, ["stop"]);
   };
 }
 

@@ -1,4 +1,5 @@
 import { insertNotifications, insertSubscribers, insertWorkflows } from "../store/bulk-insert.js";
+import { withForeignKeysCheckedAfter } from "../store/foreign-key-checks.js";
 import { withCountsRecountedAfter } from "../store/kept-counts.js";
 import type { Store } from "../store/store.js";
 import {
@@ -70,8 +71,13 @@ async function write(store: Store, sources: Source[], anchor: Date, options: Loa
     done[table] += rows;
     options.onProgress?.({ table, done: done[table], total: totals[table] });
   };
-  // One transaction, with the kept counts recounted once at the end rather than kept batch by batch (kept-counts.ts).
-  await store.transaction((tx) => withCountsRecountedAfter(tx.db, () => writeRows(tx)));
+  // One transaction, with the kept counts recounted once at the end rather than kept batch by batch (kept-counts.ts)
+  // and the foreign keys checked once rather than row by row (foreign-key-checks.ts).
+  await store.transaction((tx) =>
+    withForeignKeysCheckedAfter(tx.db, ["subscribers", "notifications"], () =>
+      withCountsRecountedAfter(tx.db, () => writeRows(tx)),
+    ),
+  );
   async function writeRows(tx: Store): Promise<void> {
     for (const source of sources) {
       const { environmentId, organizationId } = source;

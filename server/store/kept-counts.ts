@@ -5,33 +5,60 @@
  * dead version the load's own transaction keeps alive: a million subscribers made the load ten times slower and
  * slower as it went. A bulk load turns the count triggers off, writes, and counts once here, in the same transaction.
  */
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Database } from "./schema.js";
 
 /** The tables whose row triggers keep the counts (every user trigger on them is a count trigger). */
 const countedTables = ["subscribers", "notifications"] as const;
 
+/**
+ * Replaces a count table's rows with what `select` counts. The counting goes through a temporary table because
+ * PostgreSQL runs `CREATE TABLE ... AS` with parallel workers and `INSERT ... SELECT` without them: the gram counts of
+ * a million subscribers took 38 s instead of about 70 on two cores.
+ */
+async function replaceCounts(
+  db: Kysely<Database>,
+  table: string,
+  columns: string[],
+  select: RawBuilder<unknown>,
+): Promise<void> {
+  const list = sql.join(columns.map((column) => sql.id(column)));
+  await sql`DELETE FROM ${sql.table(table)}`.execute(db);
+  await sql`CREATE TEMPORARY TABLE kept_counts_recount (${list}) AS ${select}`.execute(db);
+  await sql`INSERT INTO ${sql.table(table)} (${list}) SELECT ${list} FROM kept_counts_recount`.execute(db);
+  await sql`DROP TABLE kept_counts_recount`.execute(db);
+}
+
 /** Every kept count, recomputed from the rows (the same statements the migrations filled them with). */
 export async function recountKeptCounts(db: Kysely<Database>): Promise<void> {
-  await sql`DELETE FROM subscriber_counts`.execute(db);
-  await sql`
-    INSERT INTO subscriber_counts (environment_id, live)
-    SELECT environment_id, count(*) FROM subscribers WHERE NOT deleted GROUP BY 1`.execute(db);
-  await sql`DELETE FROM subscriber_email_domains`.execute(db);
-  await sql`
-    INSERT INTO subscriber_email_domains (environment_id, domain, live)
-    SELECT environment_id, email_domain(email_search), count(*) FROM subscribers
-    WHERE NOT deleted AND email_search IS NOT NULL GROUP BY 1, 2`.execute(db);
-  await sql`DELETE FROM subscriber_search_gram_counts`.execute(db);
-  await sql`
-    INSERT INTO subscriber_search_gram_counts (environment_id, searched, gram, live)
-    SELECT g.environment_id, g.searched, g.gram, count(*)
-    FROM subscribers s, subscriber_search_grams(s.environment_id, s.email_search, s.phone_search, s.name_search) g
-    WHERE NOT s.deleted GROUP BY 1, 2, 3`.execute(db);
-  await sql`DELETE FROM notification_term_counts`.execute(db);
-  await sql`
-    INSERT INTO notification_term_counts (environment_id, term, notifications)
-    SELECT environment_id, term, count(*) FROM notifications, unnest(filter_terms) AS term GROUP BY 1, 2`.execute(db);
+  await replaceCounts(
+    db,
+    "subscriber_counts",
+    ["environment_id", "live"],
+    sql`SELECT environment_id, count(*) FROM subscribers WHERE NOT deleted GROUP BY 1`,
+  );
+  await replaceCounts(
+    db,
+    "subscriber_email_domains",
+    ["environment_id", "domain", "live"],
+    sql`SELECT environment_id, email_domain(email_search), count(*) FROM subscribers
+      WHERE NOT deleted AND email_search IS NOT NULL GROUP BY 1, 2`,
+  );
+  await replaceCounts(
+    db,
+    "subscriber_search_gram_counts",
+    ["environment_id", "searched", "gram", "live"],
+    sql`SELECT g.environment_id, g.searched, g.gram, count(*)
+      FROM subscribers s, subscriber_search_grams(s.environment_id, s.email_search, s.phone_search, s.name_search) g
+      WHERE NOT s.deleted GROUP BY 1, 2, 3`,
+  );
+  await replaceCounts(
+    db,
+    "notification_term_counts",
+    ["environment_id", "term", "notifications"],
+    sql`SELECT environment_id, term, count(*) FROM notifications, unnest(filter_terms) AS term
+      GROUP BY 1, 2`,
+  );
 }
 
 /**
