@@ -9,16 +9,17 @@ export interface Target {
   stop(): Promise<void>;
 }
 
-/** Runs `tsx <script> ...args` and resolves with the first URL it prints after `prefix`. */
+/** Runs `tsx <script> ...args` (under `node`) and resolves with the first URL it prints after `prefix`. */
 export async function startScript(
   name: string,
   script: string,
   args: string[],
   env: Record<string, string>,
   prefix: string,
+  node = process.execPath,
 ): Promise<Target> {
   const pattern = new RegExp(`${prefix}\\s+(http://\\S+)`);
-  const started = await startTsxProcess(script, args, env, (output) => pattern.test(output), 120_000);
+  const started = await startTsxProcess(script, args, env, (output) => pattern.test(output), 120_000, node);
   const { child } = started;
   return {
     name,

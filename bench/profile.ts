@@ -34,6 +34,8 @@ export async function profileOperation(
   request: (i: number) => HttpRequest,
   options: {
     env: Record<string, string>;
+    /** The Node binary to run the server with. */
+    node: string;
     headers: Record<string, string>;
     connections: number;
     seconds: number;
@@ -42,7 +44,7 @@ export async function profileOperation(
 ): Promise<OperationProfile> {
   const dir = mkdtempSync(join(os.tmpdir(), "bench-profile-"));
   try {
-    const server = await startServerProcess(options.env, [], process.execPath, ["--cpu-prof", `--cpu-prof-dir=${dir}`]);
+    const server = await startServerProcess(options.env, [], options.node, ["--cpu-prof", `--cpu-prof-dir=${dir}`]);
     const pid = server.child.pid as number;
     // A short warm-up, so that the window holds the steady state (compiled validators, cached plans, warm pool).
     await closedLoop(server.baseUrl, request, {

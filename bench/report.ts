@@ -2,6 +2,8 @@
 
 import { cpuCategories } from "./cpu.js";
 import type { StatementPlan } from "./explain.js";
+import type { IngestTable } from "./ingest.js";
+import type { LoadResult } from "./load-results.js";
 import type { OverloadResult } from "./overload.js";
 import type { OperationProfile } from "./profile.js";
 import { renderStartup, type StartupResult } from "./startup.js";
@@ -40,9 +42,14 @@ export interface BenchResults {
   finishedAt: string;
   quick: boolean;
   machine: { cpu: string; cores: number; memoryGb: number; os: string };
+  /** The Node that ran the benchmark itself (the PostgreSQL-alone loops) and the "(Node 20)" columns. */
   node: string;
-  /** The Node 24 that the throughput table's "server (Node 24)" column ran on. */
+  /** The Node 24 that the headline columns ran on: the server, the minimal Express app, and the other targets. */
   node24?: string | undefined;
+  /** The latest `npm run bench:data` (bench/results/load-*.json). */
+  load?: (LoadResult & { file: string }) | undefined;
+  /** New rows written into the loaded tables (ingest.ts). */
+  ingest?: IngestTable[] | undefined;
   database: {
     version: string;
     sharedBuffers: string;
@@ -64,11 +71,16 @@ export interface BenchResults {
   targets: TargetResult[];
 }
 
-const validatedName = "server";
-const node24Name = "server (Node 24)";
-const unvalidatedName = "no validation";
-const rawName = "raw node:http";
-const prismName = "Prism mock";
+/** The throughput table's columns: the headline ones run on Node 24, the current LTS. */
+export const serverName = "server";
+export const minimalName = "minimal Express";
+export const unvalidatedName = "no validation";
+export const rawName = "raw node:http";
+export const prismName = "Prism mock";
+/** The same target on the older Node that runs the benchmark (while it is supported), e.g. "server (Node 20)". */
+export function olderNodeName(name: string, major: string | undefined): string {
+  return `${name} (Node ${major ?? "?"})`;
+}
 /** The store's work for the operation from a plain loop, no HTTP (store-alone.ts). */
 export const postgresAloneName = "PostgreSQL alone";
 
@@ -96,7 +108,7 @@ export function evaluateTargets(results: BenchResults): TargetResult[] {
     });
   }
   const costs = results.throughput.map((row) => {
-    const on = row.medians[validatedName] ?? 0;
+    const on = row.medians[serverName] ?? 0;
     const off = row.medians[unvalidatedName] ?? 0;
     return { operation: row.operation, cost: off > 0 ? 1 - on / off : 0 };
   });
@@ -107,18 +119,58 @@ export function evaluateTargets(results: BenchResults): TargetResult[] {
     measured: costs.map((row) => `${row.operation} ${(row.cost * 100).toFixed(1)}%`).join(", "),
     met: worstCost <= 0.15,
   });
-  const list = results.throughput.find((row) => row.operation === "list");
-  if (list) {
-    const ratio = (list.medians[validatedName] ?? 0) / (list.medians[prismName] || 1);
-    targets.push({
-      name: "server ≥ 5× Prism",
-      goal: "the server on PostgreSQL serves at least 5× the Prism mock's requests/s on the same list request",
-      measured: `${list.medians[validatedName]} vs ${list.medians[prismName]} req/s = ${ratio.toFixed(1)}×`,
-      met: ratio >= 5,
-    });
-  }
-  targets.push(...substringTargets(results), ...overloadTargets(results));
+  targets.push(
+    ...substringTargets(results),
+    ...pipelineTargets(results),
+    ...overloadTargets(results),
+    ...loadTargets(results),
+  );
   return targets;
+}
+
+/** The server against the same framework doing the same database work (bench/minimal-express.ts), per Node. */
+function pipelineTargets(results: BenchResults): TargetResult[] {
+  const ratios = (server: string, minimal: string) =>
+    results.throughput
+      .filter((entry) => entry.medians[minimal])
+      .map((entry) => ({
+        operation: entry.operation,
+        ratio: (entry.medians[server] ?? 0) / (entry.medians[minimal] || 1),
+      }));
+  const headline = ratios(serverName, minimalName);
+  if (!headline.length) return [];
+  const major = results.node.split(".")[0]?.slice(1);
+  const older = ratios(olderNodeName(serverName, major), olderNodeName(minimalName, major));
+  const list = (entries: { operation: string; ratio: number }[]) =>
+    entries.map((entry) => `${entry.operation} ${entry.ratio.toFixed(2)}×`).join(", ");
+  return [
+    {
+      name: "server ≥ 0.85× minimal Express",
+      goal: `closed loop, 16 connections, validation on: every operation ≥ 0.85× a plain Express 5 app running the same statements and sending the same bytes (${results.node24 ?? "Node 24"})`,
+      measured: `${list(headline)}${older.length ? `; on ${results.node}: ${list(older)}` : ""}`,
+      met: headline.every((entry) => entry.ratio >= 0.85),
+    },
+  ];
+}
+
+/** `npm run bench:data`'s load rate, from its latest results file. */
+function loadTargets(results: BenchResults): TargetResult[] {
+  const load = results.load;
+  if (!load) return [];
+  const pace = load.tables
+    .map(
+      (table) =>
+        `${table.table} ${number(table.rowsPerSecond)}/s (first tenth ${number(table.firstTenth)}, last ${number(table.lastTenth)})`,
+    )
+    .join("; ");
+  return [
+    {
+      name: "bench:data ≥ 10,000 rows/s",
+      goal: "`npm run bench:data` loads 2M rows at ≥ 10,000 rows/s, kept counts included, steady as the tables grow",
+      measured: `${number(load.rows)} rows in ${load.seconds} s = ${number(load.rowsPerSecond)} rows/s (${load.startedAt.slice(0, 10)}); ${pace}`,
+      met: load.rowsPerSecond >= 10_000,
+    },
+  ];
 }
 
 /** The substring shapes at store level, the HTTP latency of every shape, and throughput against Prism (#15). */
@@ -136,6 +188,15 @@ function substringTargets(results: BenchResults): TargetResult[] {
       goal: "store p99 ≤ 10 ms for a substring term with few matches (email, a two-character email term, name, phone, the list's search)",
       measured: few.map((shape) => `${shape.id} ${shape.p99} ms`).join(", "),
       met: few.every((shape) => shape.p99 <= 10),
+    });
+  }
+  const manyUnderCap = results.store.find((shape) => shape.id === "search.emailManyUnderCap");
+  if (manyUnderCap) {
+    out.push({
+      name: "many matches under the cap p99 ≤ 25 ms",
+      goal: `store p99 ≤ 25 ms for "${manyUnderCap.label}": a term that tens of thousands of rows hold, under Novu's count cap`,
+      measured: `p50 ${manyUnderCap.p50} ms, p99 ${manyUnderCap.p99} ms`,
+      met: manyUnderCap.p99 <= 25,
     });
   }
   if (overCap.length) {
@@ -162,20 +223,25 @@ function substringTargets(results: BenchResults): TargetResult[] {
     .map((entry) => ({
       operation: entry.operation,
       goal: goals[entry.operation] as number,
-      ratio: (entry.medians[validatedName] ?? 0) / (entry.medians[prismName] || 1),
+      ratio: (entry.medians[serverName] ?? 0) / (entry.medians[prismName] || 1),
     }));
+  // Round three asks more of the write and the heavy read (#28): their database work dominates the request.
+  const aloneGoals: Record<string, number> = { list: 0.9, patch: 0.9, get: 0.7, search: 0.7 };
   const aloneRatios = results.throughput
     .filter((entry) => entry.medians[postgresAloneName])
     .map((entry) => ({
       operation: entry.operation,
-      ratio: (entry.medians[validatedName] ?? 0) / (entry.medians[postgresAloneName] || 1),
+      goal: aloneGoals[entry.operation] ?? 0.7,
+      ratio: (entry.medians[serverName] ?? 0) / (entry.medians[postgresAloneName] || 1),
     }));
   if (aloneRatios.length) {
     out.push({
       name: "throughput against PostgreSQL alone",
-      goal: "closed loop, 16 connections: every operation ≥ 0.7× the same database work from a plain loop",
-      measured: aloneRatios.map((entry) => `${entry.operation} ${entry.ratio.toFixed(2)}×`).join(", "),
-      met: aloneRatios.every((entry) => entry.ratio >= 0.7),
+      goal: "closed loop, 16 connections: list and patch ≥ 0.9× the same database work from a plain loop, get and search ≥ 0.7×",
+      measured: aloneRatios
+        .map((entry) => `${entry.operation} ${entry.ratio.toFixed(2)}× (goal ${entry.goal}×)`)
+        .join(", "),
+      met: aloneRatios.every((entry) => entry.ratio >= entry.goal),
     });
   }
   out.push({
@@ -227,6 +293,7 @@ function planCell(plans: StatementPlan[]): string {
 
 export function renderMarkdown(results: BenchResults, file: string): string {
   const { machine, database, context, settings } = results;
+  const major = results.node.split(".")[0]?.slice(1);
   const lines: string[] = [
     "# Benchmark results",
     "",
@@ -270,7 +337,7 @@ export function renderMarkdown(results: BenchResults, file: string): string {
     );
   }
   lines.push(
-    "## HTTP level (server on PostgreSQL)",
+    `## HTTP level (server on PostgreSQL, ${results.node24 ?? "Node 24"})`,
     "",
     row(["Shape", "p50", "p90", "p99", "Errors"]),
     row(["---", "---:", "---:", "---:", "---:"]),
@@ -278,34 +345,41 @@ export function renderMarkdown(results: BenchResults, file: string): string {
     "",
     "## Throughput (requests/s, closed loop)",
     "",
-    `The same request to each target: the server with request validation (on ${results.node}, and on ${results.node24 ?? "Node 24"}, the current LTS), the same app without validation, raw \`node:http\` sending a captured answer of the same size (the ceiling of this machine), and the Prism mock. **${postgresAloneName}**: the store's calls for the same operation (the same statements, over a pool of the server's size and settings; the PATCH with its idempotency record, as the server runs it) from ${results.settings.connections} concurrent loops in the benchmark's process, with no HTTP: how much of each request is the database's.`,
+    `The same request to each target, every one on ${results.node24 ?? "Node 24"} (the current LTS, what the README tells users to run) unless its name says otherwise: the server with request validation; **${minimalName}**, a plain Express 5 app running the server's own statements and sending the same bytes with nothing else (bench/minimal-express.ts); both again on ${results.node}, the oldest Node the packages support; the server without validation; raw \`node:http\` sending a captured answer of the same size (the ceiling of this machine); the Prism mock. **${postgresAloneName}**: the store's calls for the same operation (the same statements, over a pool of the server's size and settings; the PATCH with its idempotency record, as the server runs it) from ${results.settings.connections} concurrent loops in the benchmark's process (${results.node}), with no HTTP: how much of each request is the database's.`,
     "",
     row([
       "Operation",
-      validatedName,
-      node24Name,
+      serverName,
+      minimalName,
+      olderNodeName(serverName, major),
+      olderNodeName(minimalName, major),
       unvalidatedName,
       rawName,
       prismName,
       postgresAloneName,
+      `server ÷ ${minimalName}`,
       "validation cost",
       "server ÷ Prism",
       `server ÷ ${postgresAloneName}`,
       "server ÷ ceiling",
     ]),
-    row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]),
+    row(["---", ...Array.from({ length: 13 }, () => "---:")]),
     ...results.throughput.map((entry) => {
       const m = entry.medians;
-      const on = m[validatedName] ?? 0;
+      const on = m[serverName] ?? 0;
       const off = m[unvalidatedName] ?? 0;
+      const cell = (name: string) => (m[name] ? number(m[name]) : "–");
       return row([
         entry.operation,
         number(on),
-        number(m[node24Name] ?? 0),
+        cell(minimalName),
+        cell(olderNodeName(serverName, major)),
+        cell(olderNodeName(minimalName, major)),
         number(off),
-        number(m[rawName] ?? 0),
-        number(m[prismName] ?? 0),
-        m[postgresAloneName] ? number(m[postgresAloneName]) : "–",
+        cell(rawName),
+        cell(prismName),
+        cell(postgresAloneName),
+        m[minimalName] ? `${(on / m[minimalName]).toFixed(2)}×` : "–",
         `${(off ? (1 - on / off) * 100 : 0).toFixed(1)}%`,
         `${(on / (m[prismName] || 1)).toFixed(2)}×`,
         m[postgresAloneName] ? `${(on / m[postgresAloneName]).toFixed(2)}×` : "–",
@@ -324,14 +398,15 @@ export function renderMarkdown(results: BenchResults, file: string): string {
     "",
   );
   if (results.profiles?.length) lines.push(...renderProfiles(results.profiles));
-  if (results.overload) lines.push(...renderOverload(results.overload));
+  if (results.ingest?.length || results.load) lines.push(...renderIngest(results.ingest ?? [], results.load));
+  if (results.overload) lines.push(...renderOverload(results.overload, results.node24));
   if (results.startup) lines.push(...renderStartup(results.startup));
   return `${lines.join("\n")}\n`;
 }
 
-function renderOverload(o: OverloadResult): string[] {
+function renderOverload(o: OverloadResult, node24: string | undefined): string[] {
   return [
-    "## Overload (server on PostgreSQL, default settings)",
+    `## Overload (server on PostgreSQL, ${node24 ?? "Node 24"}, default settings)`,
     "",
     `Cheap requests (list, get, search without filters, in turn) at a fixed ${o.cheapRate} requests/s, first alone, then beside "${o.expensiveLabel}" sent at ${o.expensiveRate}/s: three times the ${o.expensiveCapacity}/s the server answered 200 in a closed loop of 16 connections. Milliseconds from the moment each request was due.`,
     "",
@@ -363,6 +438,67 @@ function renderOverload(o: OverloadResult): string[] {
     ]),
     "",
   ];
+}
+
+function renderIngest(ingest: IngestTable[], load: BenchResults["load"]): string[] {
+  const lines = ["## Writes", ""];
+  if (load) {
+    lines.push(
+      `\`npm run bench:data\` (${load.startedAt.slice(0, 16).replace("T", " ")} UTC, ${load.node}, \`${load.file}\`): ${number(load.rows)} rows in ${load.seconds} s, **${number(load.rowsPerSecond)} rows/s**, the kept counts recounted once at the end (server/store/kept-counts.ts) and the secondary indexes built after the rows (${load.indexSeconds} s more; VACUUM ANALYZE ${load.vacuumSeconds} s).`,
+      "",
+      row(["Table", "rows/s", "first tenth", "last tenth"]),
+      row(["---", "---:", "---:", "---:"]),
+      ...load.tables.map((table) =>
+        row([table.table, number(table.rowsPerSecond), number(table.firstTenth), number(table.lastTenth)]),
+      ),
+      "",
+    );
+  }
+  if (ingest.length) {
+    const [first] = ingest;
+    lines.push(
+      `New rows written into the loaded tables as a live system writes them, every index and count trigger in place: ${number(first?.rows ?? 0)} rows per table in transactions of 1,000 (bulk), then ${number(first?.single.n ?? 0)} one per transaction at a fixed ${first?.singleRate ?? 0}/s (milliseconds from when each was due). **${postgresAloneName}**: the same rows through \`COPY\` (bulk) and a plain \`INSERT\` (one at a time) into a table of the same columns with its primary key only. The rows are deleted afterwards.`,
+      "",
+      row([
+        "Table",
+        "bulk rows/s",
+        `${postgresAloneName} (COPY)`,
+        "ratio",
+        "one row p50",
+        "p99",
+        `${postgresAloneName} p50`,
+        "p99",
+        "one batch of 1,000 (EXPLAIN ANALYZE)",
+      ]),
+      row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---"]),
+      ...ingest.map((table) =>
+        row([
+          table.table,
+          number(table.bulkRowsPerSecond),
+          number(table.aloneBulkRowsPerSecond),
+          `${(table.bulkRowsPerSecond / (table.aloneBulkRowsPerSecond || 1)).toFixed(2)}×`,
+          table.single.p50,
+          table.single.p99,
+          table.aloneSingle.p50,
+          table.aloneSingle.p99,
+          splitCell(table.split),
+        ]),
+      ),
+      "",
+    );
+  }
+  return lines;
+}
+
+/** "412 ms: rows and indexes 275, subscribers_search_gram_counts_insert 129, foreign keys 6, ..." */
+function splitCell(split: IngestTable["split"]): string {
+  const foreignKeys = split.triggers.filter((trigger) => trigger.name.endsWith("_fkey"));
+  const parts = [
+    { name: "rows and indexes", ms: split.rowsAndIndexes },
+    ...split.triggers.filter((trigger) => !trigger.name.endsWith("_fkey")),
+    { name: "foreign keys", ms: Math.round(foreignKeys.reduce((sum, trigger) => sum + trigger.ms, 0) * 10) / 10 },
+  ].sort((a, b) => b.ms - a.ms);
+  return `${split.total} ms: ${parts.map((part) => `${part.name} ${part.ms}`).join(", ")}`;
 }
 
 function renderProfiles(profiles: OperationProfile[]): string[] {

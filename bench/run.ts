@@ -21,15 +21,23 @@ import { benchContext } from "./context.js";
 import { benchDatabaseUrl } from "./database.js";
 import { explain, QueryCapture } from "./explain.js";
 import { fixedRate } from "./fixed-rate.js";
+import { measureIngest } from "./ingest.js";
+import { latestLoad } from "./load-results.js";
 import { measureOverload } from "./overload.js";
 import { startScript, type Target } from "./processes.js";
 import { type OperationProfile, profileOperation } from "./profile.js";
 import {
   type BenchResults,
   evaluateTargets,
+  minimalName,
+  olderNodeName,
   postgresAloneName,
+  prismName,
+  rawName,
   renderMarkdown,
   type StoreShapeResult,
+  serverName,
+  unvalidatedName,
 } from "./report.js";
 import { benchShapes, type HttpRequest, type Shape } from "./shapes.js";
 import { measureStartup } from "./startup.js";
@@ -109,10 +117,15 @@ if (values.pglite) {
 }
 
 // --- HTTP ----------------------------------------------------------------------------------------------------------
+// The headline runs on Node 24, the current LTS that the README tells users to run (installed from npm on first use);
+// the throughput table has the server and the minimal Express app on this machine's Node beside it.
+const node24 = execFileSync("npx", ["-y", "node@24", "-p", "process.execPath"], { encoding: "utf8" }).trim();
+const node24Version = execFileSync(node24, ["--version"], { encoding: "utf8" }).trim();
+const nodeMajor = process.version.split(".")[0]?.slice(1);
 const headers = { authorization: `ApiKey ${ctx.apiKey}` };
-const validated = await startServerProcess(serverEnv);
+const validated = await startServerProcess(serverEnv, [], node24);
 const withValidation: Target = {
-  name: "server",
+  name: serverName,
   url: validated.baseUrl,
   pid: validated.child.pid as number,
   stop: validated.stop,
@@ -205,18 +218,28 @@ const operations: {
 const bodies = await captureBodies(withValidation.url, operations);
 const bodiesFile = `${os.tmpdir()}/bench-bodies-${process.pid}.json`;
 writeFileSync(bodiesFile, JSON.stringify(bodies));
-// The current LTS beside this machine's Node, for what users on it get (installed from npm on first use).
-const node24 = execFileSync("npx", ["-y", "node@24", "-p", "process.execPath"], { encoding: "utf8" }).trim();
-const node24Version = execFileSync(node24, ["--version"], { encoding: "utf8" }).trim();
-const validated24 = await startServerProcess(serverEnv, [], node24);
+const validatedOld = await startServerProcess(serverEnv);
 const targets: Target[] = [
   withValidation,
-  { name: "server (Node 24)", url: validated24.baseUrl, pid: validated24.child.pid as number, stop: validated24.stop },
-  await startScript("no validation", "bench/server-without-validation.ts", [], serverEnv, "API"),
-  await startScript("raw node:http", "bench/raw-server.ts", [bodiesFile], {}, "RAW"),
+  await startScript(minimalName, "bench/minimal-express.ts", [ctx.environmentId], serverEnv, "API", node24),
+  {
+    name: olderNodeName(serverName, nodeMajor),
+    url: validatedOld.baseUrl,
+    pid: validatedOld.child.pid as number,
+    stop: validatedOld.stop,
+  },
+  await startScript(
+    olderNodeName(minimalName, nodeMajor),
+    "bench/minimal-express.ts",
+    [ctx.environmentId],
+    serverEnv,
+    "API",
+  ),
+  await startScript(unvalidatedName, "bench/server-without-validation.ts", [], serverEnv, "API", node24),
+  await startScript(rawName, "bench/raw-server.ts", [bodiesFile], {}, "RAW", node24),
   await (async () => {
-    const prism = await startMock();
-    return { name: "Prism mock", url: prism.url, pid: prism.child.pid as number, stop: prism.stop };
+    const prism = await startMock(node24);
+    return { name: prismName, url: prism.url, pid: prism.child.pid as number, stop: prism.stop };
   })(),
 ];
 // The "PostgreSQL alone" column: the store's work with the server's pool size and statement settings, no HTTP.
@@ -269,6 +292,7 @@ const profiles: OperationProfile[] = [];
 for (const operation of operations) {
   const profile = await profileOperation(operation.name, operation.request, {
     env: serverEnv,
+    node: node24,
     headers,
     connections: settings.connections,
     seconds: quick ? 2 : 8,
@@ -285,6 +309,21 @@ for (const operation of operations) {
   );
 }
 
+log("Ingest: new rows into the million-row tables, with every index and count trigger, beside PostgreSQL alone");
+const writer = await openStore({ databaseUrl, totalCountCap: 50_000 });
+const ingest = await measureIngest(
+  writer.store,
+  databaseUrl,
+  await ingestTarget(writer.store, ctx.environmentId),
+  quick ? { count: 2000, singles: 100, singleRate: 50 } : { count: 20_000, singles: 1000, singleRate: 100 },
+);
+await writer.close();
+for (const table of ingest) {
+  log(
+    `  ${table.table.padEnd(14)} bulk ${table.bulkRowsPerSecond}/s (alone ${table.aloneBulkRowsPerSecond}/s); one at a time at ${table.singleRate}/s p99 ${table.single.p99} ms (alone ${table.aloneSingle.p99} ms)`,
+  );
+}
+
 const results: BenchResults = {
   startedAt: startedAt.toISOString(),
   finishedAt: new Date().toISOString(),
@@ -297,6 +336,8 @@ const results: BenchResults = {
   },
   node: process.version,
   node24: node24Version,
+  load: latestLoad(values.out),
+  ingest,
   database: server,
   context: { ...ctx, subscriberIds: ctx.subscriberIds.length },
   settings,
@@ -361,6 +402,21 @@ async function describeDatabase(store: Store) {
     subscribersMb: row?.subscribers_mb ?? 0,
     notificationsMb: row?.notifications_mb ?? 0,
   };
+}
+
+/** The benchmarked environment's organization and workflows, which new notifications refer to. */
+async function ingestTarget(store: Store, environmentId: string) {
+  const environment = await store.db
+    .selectFrom("environments")
+    .select("organization_id")
+    .where("id", "=", environmentId)
+    .executeTakeFirstOrThrow();
+  const workflows = await store.db
+    .selectFrom("workflows")
+    .select("id")
+    .where("environment_id", "=", environmentId)
+    .execute();
+  return { environmentId, organizationId: environment.organization_id, workflowIds: workflows.map((row) => row.id) };
 }
 
 /** One real answer per operation, for the raw node:http ceiling to send back. */

@@ -59,9 +59,11 @@ async function timeToFirstAnswer(candidate: Candidate): Promise<number> {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   } finally {
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    await exited;
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
   }
 }
 

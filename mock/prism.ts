@@ -22,12 +22,17 @@ export interface PrismProcess {
 }
 
 /**
- * Starts Prism (`mock` or `proxy`) on the bundled spec, under the Node that runs this code, and resolves once it
- * listens.
+ * Starts Prism (`mock` or `proxy`) on the bundled spec, under the Node that runs this code (or `node`), and resolves
+ * once it listens.
  */
-export async function startPrism(args: string[], port: number, host = "127.0.0.1"): Promise<PrismProcess> {
+export async function startPrism(
+  args: string[],
+  port: number,
+  host = "127.0.0.1",
+  node = process.execPath,
+): Promise<PrismProcess> {
   const { child, output, exited } = await startProcess(
-    process.execPath,
+    node,
     [prismEntry(), ...args, "-h", host, "-p", String(port)],
     {},
     (log) => log.includes("Prism is listening"),
@@ -45,8 +50,19 @@ export async function startPrism(args: string[], port: number, host = "127.0.0.1
 }
 
 /** The static mock (named examples, or `dynamic` data from the schemas) on the given port. */
-export function startMock(options: { port: number; host?: string; dynamic?: boolean }): Promise<PrismProcess> {
-  return startPrism(["mock", specFile, ...(options.dynamic ? ["--dynamic"] : [])], options.port, options.host);
+export function startMock(options: {
+  port: number;
+  host?: string;
+  dynamic?: boolean;
+  /** Another Node binary to run Prism with (the benchmark's Node 24). */
+  node?: string;
+}): Promise<PrismProcess> {
+  return startPrism(
+    ["mock", specFile, ...(options.dynamic ? ["--dynamic"] : [])],
+    options.port,
+    options.host,
+    options.node,
+  );
 }
 
 /** A validating proxy in front of `upstream`; `errors` turns contract violations into error answers. */

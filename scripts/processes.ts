@@ -37,15 +37,16 @@ export function startProcess(
   return spawnAndWait(command, args, { cwd: options.cwd ?? root, env }, ready, timeoutMs);
 }
 
-/** `tsx <script> ...args` from the project root, as `startProcess` starts a command. */
+/** `tsx <script> ...args` from the project root, as `startProcess` starts a command; `node`: another Node binary. */
 export function startTsxProcess(
   script: string,
   args: string[],
   env: Record<string, string>,
   ready: (output: string) => boolean,
   timeoutMs = 90_000,
+  node = process.execPath,
 ): Promise<StartedProcess> {
-  return startProcess(process.execPath, ["--import", "tsx", script, ...args], { env }, ready, timeoutMs);
+  return startProcess(node, ["--import", "tsx", script, ...args], { env }, ready, timeoutMs);
 }
 
 /** True once the server's start-up banner (URLs, then the demo keys if any) has been printed whole. */
@@ -103,6 +104,6 @@ export function freePort(): Promise<number> {
 }
 
 /** The static Prism mock (`npm run mock`) on a free port. */
-export async function startMock(): Promise<PrismProcess> {
-  return startPrismMock({ port: await freePort() });
+export async function startMock(node?: string): Promise<PrismProcess> {
+  return startPrismMock({ port: await freePort(), ...(node ? { node } : {}) });
 }
