@@ -1,4 +1,4 @@
-import { type OperationId, operationIds, operationTable } from "@novu-query/contract/operations";
+import { type OperationId, operationTable } from "@novu-query/contract/operations";
 import type { Request } from "express";
 
 /** What express-openapi-validator attaches to a request it matched to an operation of the spec. */
@@ -21,12 +21,4 @@ export function operationOf(req: Request): OperationId | undefined {
 /** An OpenAPI path template as a regular expression source: `{name}` becomes one capturing group, `([^/]+)`. */
 export function pathPatternSource(template: string): string {
   return template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{[^}]+\\?\}/g, "([^/]+)");
-}
-
-/** The operation of a method and an Express route (`/v1/notifications/:notificationId`). */
-export function operationFor(method: string, openApiRoute: string): OperationId | undefined {
-  return operationIds.find((id) => {
-    const entry = operationTable[id];
-    return entry.method === method.toLowerCase() && entry.path === openApiRoute.replace(/:(\w+)/g, "{$1}");
-  });
 }

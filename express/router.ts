@@ -19,7 +19,7 @@ import { echoIdempotencyKey, type IdempotencyStore } from "./idempotency.js";
 import { type Logger, stderrLogger } from "./logger.js";
 import { MemoryRateLimitStore } from "./memory-rate-limit.js";
 import { type RateLimitStore, rateLimit } from "./rate-limit.js";
-import { operationFor, pathPatternSource } from "./request-metadata.js";
+import { operationOf, pathPatternSource } from "./request-metadata.js";
 import { refuseUnstorableInput } from "./request-rules.js";
 
 type ServicesHook<Transaction> = (request: Request, transaction: Transaction | undefined) => Services;
@@ -114,16 +114,14 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
       validateSecurity: false,
       validateFormats: true,
       ajvFormats: { mode: "full" },
-      operationHandlers: {
-        basePath: "/",
-        resolver: (_basePath, route) => {
-          const id = operationFor(route.method, route.openApiRoute);
-          if (!id) throw new Error(`No operation for ${route.method} ${route.openApiRoute}`);
-          return bound[id];
-        },
-      },
     }),
   );
+  // The validator has matched the request to its operation (404 and 405 otherwise): its handler runs. (Not through
+  // the validator's `operationHandlers`, which route every request a second time through an Express router.)
+  api.use((req, res, next) => {
+    const id = operationOf(req);
+    return id ? bound[id](req, res, next) : next();
+  });
   api.use(errorHandler(logger));
 
   const apiPaths = apiPathPattern();
