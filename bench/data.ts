@@ -1,7 +1,7 @@
 /**
  * Loads the demo generator's data at benchmark scale.
  *   npm run bench:data -- [--subscribers 1000000] [--notifications 1000000] [--database-url URL] [--reset]
- *   npm run bench:data -- --pglite [DIR]   (PGlite, default 100,000 of each, in .data/bench-pglite)
+ *   npm run bench:data -- --pglite DIR   (PGlite, default 100,000 of each; the benchmark reads .data/bench-pglite)
  * Without --database-url it uses the `novu_bench` database of the private cluster (scripts/postgres.sh).
  * Secondary indexes are dropped during the load and rebuilt after it (much faster than updating them row by row),
  * then the tables are vacuumed and analyzed so that plans and index-only scans are what production would see.
@@ -24,7 +24,7 @@ export const benchEnvironmentShares = [
 
 exitWithUsageIfAsked(
   "Usage: npm run bench:data -- [--subscribers N] [--notifications N] [--database-url URL] [--reset] [--batch-size N]\n" +
-    "       npm run bench:data -- --pglite [DIR] [--subscribers N] [--notifications N] [--reset]",
+    "       npm run bench:data -- --pglite DIR [--subscribers N] [--notifications N] [--reset]",
 );
 const { values } = parseArgs({
   options: {
