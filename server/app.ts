@@ -94,18 +94,6 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
   if (config.corsOrigins.length > 0) app.use(corsFor(config.corsOrigins));
   app.use(urlLengthLimit(config.maxUrlLength));
 
-  app.get("/healthz", async (_req, res, next) => {
-    try {
-      await store.ping();
-      res.json({ status: "ok" });
-    } catch (error) {
-      next(error);
-    }
-  });
-  app.get("/openapi.json", (_req, res) => res.sendFile(specPath.pathname));
-  app.get("/openapi.yaml", (_req, res) => res.type("application/yaml").sendFile(specYamlPath.pathname));
-  app.get(["/docs", "/docs/"], docsSecurityHeaders, (_req, res) => res.sendFile(docsPath.pathname));
-
   const queue = { maxWaitMs: config.queueTimeoutMs };
   app.use(
     createRouter({
@@ -141,6 +129,18 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
       answerTimeoutMs: config.requestTimeoutMs,
     }),
   );
+  // After the API, so that API requests do not test these paths first.
+  app.get("/healthz", async (_req, res, next) => {
+    try {
+      await store.ping();
+      res.json({ status: "ok" });
+    } catch (error) {
+      next(error);
+    }
+  });
+  app.get("/openapi.json", (_req, res) => res.sendFile(specPath.pathname));
+  app.get("/openapi.yaml", (_req, res) => res.type("application/yaml").sendFile(specYamlPath.pathname));
+  app.get(["/docs", "/docs/"], docsSecurityHeaders, (_req, res) => res.sendFile(docsPath.pathname));
   app.use(notFound);
   app.use(errorHandler(logger));
   return app;

@@ -27,8 +27,12 @@ export class KeyCache {
         : undefined;
   }
 
-  /** The cached environment, or what `load` finds (cached when found). */
-  get(keyHash: string, load: Lookup): Promise<Environment | undefined> {
-    return this.cache ? this.cache.fetch(keyHash, { context: load }) : load();
+  /**
+   * The cached environment, at once (no promise: most requests take this path), or what `load` finds (cached when
+   * found; concurrent misses of one key share one lookup).
+   */
+  get(keyHash: string, load: Lookup): Environment | Promise<Environment | undefined> {
+    if (!this.cache) return load();
+    return this.cache.get(keyHash) ?? this.cache.fetch(keyHash, { context: load });
   }
 }
