@@ -11,6 +11,14 @@ import type { Database } from "./schema.js";
 /** The tables whose row triggers keep the counts (every user trigger on them is a count trigger). */
 const countedTables = ["subscribers", "notifications"] as const;
 
+/** The tables that hold the kept counts. */
+export const keptCountTables = [
+  "subscriber_counts",
+  "subscriber_email_domains",
+  "subscriber_search_gram_counts",
+  "notification_term_counts",
+] as const;
+
 /**
  * Replaces a count table's rows with what `select` counts. The counting goes through a temporary table because
  * PostgreSQL runs `CREATE TABLE ... AS` with parallel workers and `INSERT ... SELECT` without them: the gram counts of
