@@ -19,6 +19,8 @@ import {
   insertNotificationsStatement,
   insertSubscribers,
   insertSubscribersStatement,
+  notificationColumnTypes,
+  subscriberColumnTypes,
 } from "../server/store/bulk-insert.js";
 import { keptCountTables } from "../server/store/kept-counts.js";
 import type { NotificationRow, SubscriberRow } from "../server/store/rows.js";
@@ -75,48 +77,17 @@ function insertValues(row: SubscriberRow | NotificationRow, columns: readonly st
   });
 }
 
-const subscriberColumns = [
-  "id",
-  "environment_id",
-  "organization_id",
-  "subscriber_id",
-  "first_name",
-  "last_name",
-  "email",
-  "phone",
-  "avatar",
-  "locale",
-  "timezone",
-  "channels",
-  "topics",
-  "is_online",
-  "last_online_at",
-  "version",
-  "data",
-  "deleted",
-  "created_at",
-  "updated_at",
-] as const;
-const notificationColumns = [
-  "id",
-  "environment_id",
-  "organization_id",
-  "subscriber_id",
-  "transaction_id",
-  "template_id",
-  "digested_notification_id",
-  "channels",
-  "severity",
-  "topic_keys",
-  "created_at",
-  "updated_at",
-  "details",
-] as const;
-
+const subscriberColumns = Object.keys(subscriberColumnTypes);
+const notificationColumns = Object.keys(notificationColumnTypes);
+/** The jsonb columns, whose values COPY and a plain INSERT take as JSON text. */
 const jsonColumns = {
-  subscribers: new Set(["channels", "data"]),
-  notifications: new Set(["details"]),
+  subscribers: jsonbColumns(subscriberColumnTypes),
+  notifications: jsonbColumns(notificationColumnTypes),
 };
+
+function jsonbColumns(types: Record<string, string>): ReadonlySet<string> {
+  return new Set(Object.keys(types).filter((column) => types[column] === "jsonb"));
+}
 
 function field(row: SubscriberRow | NotificationRow, column: string): unknown {
   return (row as unknown as Record<string, unknown>)[column];
