@@ -8,25 +8,15 @@ import { defaultDemoOptions, generateDemoData } from "../../server/demo/generate
 import { loadDemo } from "../../server/demo/load.js";
 import { insertNotifications, insertSubscribers, insertWorkflows } from "../../server/store/bulk-insert.js";
 import { withForeignKeysCheckedAfter } from "../../server/store/foreign-key-checks.js";
-import { type OpenedStore, openStore, type Store } from "../../server/store/store.js";
-import { createPostgresDatabase, drivers } from "../support/databases.js";
+import type { Store } from "../../server/store/store.js";
+import { drivers, emptyStores } from "../support/databases.js";
 
 const demo = { ...defaultDemoOptions, subscribers: 40, notifications: 60 };
 
 describe.each(drivers)("foreign keys checked after a bulk load (%s)", (driver) => {
-  const opened: OpenedStore[] = [];
-  const drops: (() => Promise<void>)[] = [];
-  async function fresh(): Promise<Store> {
-    const database = driver === "postgres" ? await createPostgresDatabase() : undefined;
-    if (database) drops.push(database.drop);
-    const store = await openStore({ databaseUrl: database?.url, totalCountCap: 50_000 });
-    opened.push(store);
-    return store.store;
-  }
-  afterAll(async () => {
-    for (const store of opened) await store.close();
-    for (const drop of drops) await drop();
-  });
+  const stores = emptyStores(driver);
+  const fresh = () => stores.fresh();
+  afterAll(() => stores.closeAll());
   const rows = async (store: Store, table: "subscribers" | "notifications") =>
     Number((await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(table)}`.execute(store.db)).rows[0]?.n);
 

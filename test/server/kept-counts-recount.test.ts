@@ -8,8 +8,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { defaultDemoOptions, generateDemoData } from "../../server/demo/generate.js";
 import { loadDemo } from "../../server/demo/load.js";
 import { insertNotifications, insertSubscribers, insertWorkflows } from "../../server/store/bulk-insert.js";
-import { type OpenedStore, openStore, type Store } from "../../server/store/store.js";
-import { createPostgresDatabase, drivers } from "../support/databases.js";
+import type { Store } from "../../server/store/store.js";
+import { drivers, emptyStores } from "../support/databases.js";
 
 const demo = { ...defaultDemoOptions, subscribers: 300, notifications: 500 };
 const countTables = [
@@ -28,19 +28,9 @@ async function counts(store: Store): Promise<Record<string, unknown[]>> {
 }
 
 describe.each(drivers)("kept counts after a bulk load (%s)", (driver) => {
-  const opened: OpenedStore[] = [];
-  const drops: (() => Promise<void>)[] = [];
-  async function fresh(): Promise<Store> {
-    const database = driver === "postgres" ? await createPostgresDatabase() : undefined;
-    if (database) drops.push(database.drop);
-    const store = await openStore({ databaseUrl: database?.url, totalCountCap: 50_000 });
-    opened.push(store);
-    return store.store;
-  }
-  afterAll(async () => {
-    for (const store of opened) await store.close();
-    for (const drop of drops) await drop();
-  });
+  const stores = emptyStores(driver);
+  const fresh = () => stores.fresh();
+  afterAll(() => stores.closeAll());
 
   it("equal the counts the triggers keep, row by row, for the same rows; the triggers work afterwards", async () => {
     const bulk = await fresh();

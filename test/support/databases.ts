@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import { type OpenedStore, openStore, type Store } from "../../server/store/store.js";
 
 /** PGlite always; PostgreSQL too when TEST_DATABASE_URL names a server (`.ci/run` starts one). */
 export const drivers: ("pglite" | "postgres")[] = process.env.TEST_DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
@@ -22,6 +23,25 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await client.end();
+    },
+  };
+}
+
+/** Empty stores on one driver, each opened when a test asks; `closeAll` closes them and drops their databases. */
+export function emptyStores(driver: "pglite" | "postgres"): { fresh(): Promise<Store>; closeAll(): Promise<void> } {
+  const opened: OpenedStore[] = [];
+  const drops: (() => Promise<void>)[] = [];
+  return {
+    async fresh() {
+      const database = driver === "postgres" ? await createPostgresDatabase() : undefined;
+      if (database) drops.push(database.drop);
+      const store = await openStore({ databaseUrl: database?.url, totalCountCap: 50_000 });
+      opened.push(store);
+      return store.store;
+    },
+    async closeAll() {
+      for (const store of opened) await store.close();
+      for (const drop of drops) await drop();
     },
   };
 }
