@@ -6,7 +6,7 @@
  * Secondary indexes are dropped during the load and rebuilt after it (much faster than updating them row by row),
  * then the tables are vacuumed and analyzed so that plans and index-only scans are what production would see.
  */
-import { mkdirSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { sql } from "kysely";
 import { exitWithUsageIfAsked } from "../scripts/usage.js";
@@ -102,7 +102,6 @@ process.stdout.write(
 );
 await opened.close();
 if (!onPglite) {
-  mkdirSync("bench/results", { recursive: true });
   const file = writeLoadResult("bench", {
     startedAt: new Date(Date.now() - (performance.now() - started)).toISOString(),
     node: process.version,

@@ -25,6 +25,7 @@ import {
 import { keptCountTables } from "../server/store/kept-counts.js";
 import type { NotificationRow, SubscriberRow } from "../server/store/rows.js";
 import type { Store } from "../server/store/store.js";
+import { onSchedule } from "./fixed-rate.js";
 import { type Summary, summarize } from "./stats.js";
 
 export interface IngestTable {
@@ -160,17 +161,13 @@ async function splitInsert(
   return split as InsertSplit;
 }
 
+/** Latency of each write from when it was due, the writes started at a fixed rate (fixed-rate.ts). */
 async function atFixedRate(count: number, rate: number, write: (i: number) => Promise<void>): Promise<Summary> {
   const latencies: number[] = [];
-  const started = performance.now();
-  const inFlight: Promise<void>[] = [];
-  for (let i = 0; i < count; i++) {
-    const due = started + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    inFlight.push(write(i).then(() => void latencies.push(performance.now() - due)));
-  }
-  await Promise.all(inFlight);
+  await onSchedule(count, rate, async (i, due) => {
+    await write(i);
+    latencies.push(performance.now() - due);
+  });
   return summarize(latencies);
 }
 

@@ -2,7 +2,7 @@
  * What `npm run bench:data` measured: it writes bench/results/load-<date>.json, and `npm run bench` reports the latest
  * one beside its own run (the load takes minutes and replaces the data, so the matrix does not repeat it).
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export interface LoadResult {
@@ -21,6 +21,7 @@ export interface LoadResult {
 }
 
 export function writeLoadResult(dir: string, result: LoadResult): string {
+  mkdirSync(join(dir, "results"), { recursive: true });
   const file = join(dir, "results", `load-${result.startedAt.slice(0, 10)}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
   return file;
