@@ -77,9 +77,14 @@ export const minimalName = "minimal Express";
 export const unvalidatedName = "no validation";
 export const rawName = "raw node:http";
 export const prismName = "Prism mock";
+/** The major of a Node version ("v20.20.2" → "20"). */
+function majorOf(version: string): string {
+  return version.replace(/^v/, "").split(".")[0] ?? version;
+}
+
 /** The same target on the older Node that runs the benchmark (while it is supported), e.g. "server (Node 20)". */
-export function olderNodeName(name: string, major: string | undefined): string {
-  return `${name} (Node ${major ?? "?"})`;
+export function olderNodeName(name: string, nodeVersion: string): string {
+  return `${name} (Node ${majorOf(nodeVersion)})`;
 }
 /** The store's work for the operation from a plain loop, no HTTP (store-alone.ts). */
 export const postgresAloneName = "PostgreSQL alone";
@@ -139,8 +144,7 @@ function pipelineTargets(results: BenchResults): TargetResult[] {
       }));
   const headline = ratios(serverName, minimalName);
   if (!headline.length) return [];
-  const major = results.node.split(".")[0]?.slice(1);
-  const older = ratios(olderNodeName(serverName, major), olderNodeName(minimalName, major));
+  const older = ratios(olderNodeName(serverName, results.node), olderNodeName(minimalName, results.node));
   const list = (entries: { operation: string; ratio: number }[]) =>
     entries.map((entry) => `${entry.operation} ${entry.ratio.toFixed(2)}×`).join(", ");
   return [
@@ -293,7 +297,7 @@ function planCell(plans: StatementPlan[]): string {
 
 export function renderMarkdown(results: BenchResults, file: string): string {
   const { machine, database, context, settings } = results;
-  const major = results.node.split(".")[0]?.slice(1);
+  const major = majorOf(results.node);
   const lines: string[] = [
     "# Benchmark results",
     "",
@@ -351,8 +355,8 @@ export function renderMarkdown(results: BenchResults, file: string): string {
       "Operation",
       serverName,
       minimalName,
-      olderNodeName(serverName, major),
-      olderNodeName(minimalName, major),
+      olderNodeName(serverName, results.node),
+      olderNodeName(minimalName, results.node),
       unvalidatedName,
       rawName,
       prismName,
@@ -373,8 +377,8 @@ export function renderMarkdown(results: BenchResults, file: string): string {
         entry.operation,
         number(on),
         cell(minimalName),
-        cell(olderNodeName(serverName, major)),
-        cell(olderNodeName(minimalName, major)),
+        cell(olderNodeName(serverName, results.node)),
+        cell(olderNodeName(minimalName, results.node)),
         number(off),
         cell(rawName),
         cell(prismName),

@@ -121,7 +121,6 @@ if (values.pglite) {
 // the throughput table has the server and the minimal Express app on this machine's Node beside it.
 const node24 = execFileSync("npx", ["-y", "node@24", "-p", "process.execPath"], { encoding: "utf8" }).trim();
 const node24Version = execFileSync(node24, ["--version"], { encoding: "utf8" }).trim();
-const nodeMajor = process.version.split(".")[0]?.slice(1);
 const headers = { authorization: `ApiKey ${ctx.apiKey}` };
 const validated = await startServerProcess(serverEnv, [], node24);
 const withValidation: Target = {
@@ -223,13 +222,13 @@ const targets: Target[] = [
   withValidation,
   await startScript(minimalName, "bench/minimal-express.ts", [ctx.environmentId], serverEnv, "API", node24),
   {
-    name: olderNodeName(serverName, nodeMajor),
+    name: olderNodeName(serverName, process.version),
     url: validatedOld.baseUrl,
     pid: validatedOld.child.pid as number,
     stop: validatedOld.stop,
   },
   await startScript(
-    olderNodeName(minimalName, nodeMajor),
+    olderNodeName(minimalName, process.version),
     "bench/minimal-express.ts",
     [ctx.environmentId],
     serverEnv,
