@@ -21,7 +21,7 @@ import { type OperationId, operationTable } from "../generated/operations.js";
 import type { operations } from "../generated/schema.js";
 import { createFactories, type FactoryOptions } from "./factories.js";
 import { pointerOf, resolveRef, segmentsOf } from "./json-pointer.js";
-import { type MemoryAnswer, MemoryApi, type MemoryData } from "./memory-api.js";
+import { type Caller, type MemoryAnswer, MemoryApi, type MemoryData } from "./memory-api.js";
 
 /** The statuses an operation declares. */
 export type StatusOf<Op extends OperationId> = (typeof operationTable)[Op]["statuses"][number];
@@ -401,6 +401,14 @@ export interface StatefulOptions extends HandlerOptions {
   notifications?: number;
   /** The one key accepted (any other gets Novu's 401 `API Key not found`); default: any key. */
   apiKey?: string;
+  /**
+   * Keys of several environments, each to its environment's id (24 hexadecimal characters): each key reads and writes
+   * only the rows of its environment (`_environmentId`), any other key gets Novu's 401 `API Key not found`. Without
+   * `data`, each environment gets data of its own. Takes the place of `apiKey`.
+   */
+  apiKeys?: Record<string, string>;
+  /** Days of history a list may read (older windows are answered 402); default unlimited. */
+  retentionDays?: number;
 }
 
 export interface StatefulHandlers {
@@ -449,7 +457,7 @@ function memoryResponse(answer: MemoryAnswer, url: URL): Response {
  */
 export function createStatefulHandlers(options: StatefulOptions = {}): StatefulHandlers {
   const initial: MemoryData = options.data ?? defaultData(options);
-  const api = new MemoryApi(structuredClone(initial));
+  const api = new MemoryApi(structuredClone(initial), { retentionDays: options.retentionDays ?? null });
   const reset = () => {
     const fresh = structuredClone(initial);
     api.data.subscribers.splice(0, Infinity, ...fresh.subscribers);
@@ -462,19 +470,21 @@ export function createStatefulHandlers(options: StatefulOptions = {}): StatefulH
     request: Request,
     params: Json,
     url: URL,
+    caller: Caller,
   ): Promise<MemoryAnswer | undefined> => {
     switch (id) {
       case "searchSubscribers":
-        return api.searchSubscribers(queryOf(id, url));
+        return api.searchSubscribers(queryOf(id, url), caller);
       case "patchSubscriber": {
         const key = request.headers.get("idempotency-key");
         const subscriberId = String(params.subscriberId);
-        return api.patchSubscriber(subscriberId, await request.json(), key ? { key, path: url.pathname } : undefined);
+        const idempotency = key ? { key, path: url.pathname } : undefined;
+        return api.patchSubscriber(subscriberId, await request.json(), idempotency, caller);
       }
       case "listNotifications":
-        return api.listNotifications(queryOf(id, url));
+        return api.listNotifications(queryOf(id, url), new Date(), caller);
       case "getNotification":
-        return api.getNotification(String(params.notificationId));
+        return api.getNotification(String(params.notificationId), caller);
       default:
         return undefined;
     }
@@ -482,14 +492,18 @@ export function createStatefulHandlers(options: StatefulOptions = {}): StatefulH
   const handlers = (Object.keys(operationTable) as OperationId[]).map((id) =>
     http[operationTable[id].method](urlPattern(id, options.baseUrl), async ({ request, params }) => {
       const url = new URL(request.url);
-      const key = (request.headers.get("authorization") ?? "").trim().split(/\s+/)[1];
-      const failed =
-        authenticationFailure(request) ??
-        (options.apiKey !== undefined && key !== options.apiKey ? "UnauthorizedKeyNotFound" : undefined);
+      const key = (request.headers.get("authorization") ?? "").trim().split(/\s+/)[1] ?? "";
+      const known = options.apiKeys
+        ? Object.hasOwn(options.apiKeys, key)
+        : options.apiKey === undefined || key === options.apiKey;
+      const failed = authenticationFailure(request) ?? (known ? undefined : "UnauthorizedKeyNotFound");
       if (failed) return exampleResponse(id, url, { status: 401, example: failed });
       const refused = await requestFailure(id, request.clone(), params as Json, url);
       if (refused) return refused;
-      const kept = await answer(id, request, params as Json, url);
+      const caller: Caller = {
+        environmentId: options.apiKeys && Object.hasOwn(options.apiKeys, key) ? options.apiKeys[key] : undefined,
+      };
+      const kept = await answer(id, request, params as Json, url, caller);
       if (kept) return memoryResponse(kept, url);
       const success = (operationTable[id].statuses as readonly number[]).find((status) => status < 300) ?? 200;
       return exampleResponse(id, url, { status: success }, params as Json);
@@ -498,8 +512,18 @@ export function createStatefulHandlers(options: StatefulOptions = {}): StatefulH
   return { handlers, api, reset };
 }
 
+/** Realistic data from the factories: one data set, or with `apiKeys` one per environment (seeds counting up). */
 function defaultData(options: StatefulOptions): MemoryData {
-  const make = createFactories({ seed: options.seed ?? 1, ...(options.now !== undefined && { now: options.now }) });
-  const subscribers = make.subscribers(options.subscribers ?? 40);
-  return { subscribers, notifications: make.notifications(options.notifications ?? 120, undefined, subscribers) };
+  const environments = options.apiKeys ? [...new Set(Object.values(options.apiKeys))] : [undefined];
+  const data: MemoryData = { subscribers: [], notifications: [] };
+  for (const [index, environmentId] of environments.entries()) {
+    const seed = (options.seed ?? 1) + index;
+    const make = createFactories({ seed, ...(options.now !== undefined && { now: options.now }) });
+    const inEnvironment = environmentId === undefined ? {} : { _environmentId: environmentId };
+    const subscribers = make.subscribers(options.subscribers ?? 40, inEnvironment);
+    const notifications = make.notifications(options.notifications ?? 120, undefined, subscribers);
+    data.subscribers.push(...subscribers);
+    data.notifications.push(...notifications);
+  }
+  return data;
 }

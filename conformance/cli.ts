@@ -1,24 +1,37 @@
 #!/usr/bin/env node
 /**
  * Checks any implementation of the contract, rule by rule.
- * Usage: novu-query-conformance --base-url http://host:port --api-key KEY [--level shape|behaviour] [--subscriber ID]
+ * Usage: novu-query-conformance --base-url http://host:port --api-key KEY [--other-api-key KEY] [options]
  * Prints one line per rule and exits non-zero when any rule fails.
  */
 import { parseArgs } from "node:util";
 import type { Level } from "./context.js";
 import { runConformance } from "./run.js";
 
-const usage =
-  "Usage: novu-query-conformance --base-url <url> --api-key <key> [--level shape|behaviour] [--subscriber <subscriberId>]\n";
+const usage = `Usage: novu-query-conformance --base-url <url> --api-key <key> [options]
 
-let values: { "base-url"?: string; "api-key"?: string; level?: string; subscriber?: string; help?: boolean };
+  --base-url <url>             where the implementation answers (with its base path, if any)
+  --api-key <key>              a key of a test environment with data (a dozen subscribers and notifications)
+  --other-api-key <key>        a key of a second environment with data: runs the isolation rules
+  --level shape|behaviour      shape: the rules a static mock passes; behaviour (default): all of them
+  --subscriber <subscriberId>  the subscriber the PATCH rules change and put back (default: the first found)
+  --requests-per-second <n>    the pace (default 50; 0: as fast as answered); a 429's Retry-After is waited out
+  --read-limit <n>             subscribers and notifications the oracle reads (default 2000): past it, a window
+  --seed <n>                   seeds the generated queries (default 1), to repeat a run exactly
+`;
+
+let values: Record<string, string | boolean | undefined>;
 try {
   ({ values } = parseArgs({
     options: {
       "base-url": { type: "string" },
       "api-key": { type: "string" },
+      "other-api-key": { type: "string" },
       level: { type: "string", default: "behaviour" },
       subscriber: { type: "string" },
+      "requests-per-second": { type: "string" },
+      "read-limit": { type: "string" },
+      seed: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   }));
@@ -30,25 +43,53 @@ if (values.help) {
   process.stdout.write(usage);
   process.exit(0);
 }
-const baseUrl = values["base-url"];
-const apiKey = values["api-key"];
-const level = values.level as Level;
+const text = (name: string) => values[name] as string | undefined;
+/** A non-negative whole number option, undefined when absent; exits with the usage when it is not one. */
+const count = (name: string): number | undefined => {
+  const raw = text(name);
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw)) {
+    process.stderr.write(`--${name} must be a whole number, got ${raw}\n${usage}`);
+    process.exit(2);
+  }
+  return Number(raw);
+};
+const baseUrl = text("base-url");
+const apiKey = text("api-key");
+const level = text("level") as Level;
 if (!baseUrl || !apiKey || !["shape", "behaviour"].includes(level)) {
   process.stderr.write(usage);
   process.exit(2);
 }
+const target = {
+  baseUrl,
+  apiKey,
+  level,
+  otherApiKey: text("other-api-key"),
+  subscriberId: text("subscriber"),
+  requestsPerSecond: count("requests-per-second"),
+  readLimit: count("read-limit"),
+  seed: count("seed"),
+};
 
 process.stdout.write(`Conformance of ${baseUrl} (${level === "shape" ? "shape rules only" : "all rules"})\n\n`);
-const report = await runConformance({ baseUrl, apiKey, level, subscriberId: values.subscriber }, (result) => {
-  process.stdout.write(
-    result.todo
-      ? `  … ${result.id.padEnd(32)} ${result.text}\n`
-      : result.passed
-        ? `  ✓ ${result.id.padEnd(32)} ${result.text}\n`
-        : `  ✗ ${result.id.padEnd(32)} ${result.text}\n      ${result.reason}\n`,
-  );
+const report = await runConformance(target, (result) => {
+  const mark = result.todo ? "…" : result.skipped ? "-" : result.passed ? "✓" : "✗";
+  let line = `  ${mark} ${result.id.padEnd(32)} ${result.text}\n`;
+  if (result.skipped) line += `      not run: ${result.skipped}\n`;
+  if (result.reason) line += `      ${result.reason}\n`;
+  for (const note of result.notes ?? []) line += `      (${note})\n`;
+  process.stdout.write(line);
 });
+const { requests, rateLimitedMs } = report.traffic;
 process.stdout.write(
-  `\n${report.passed} passed, ${report.failed} failed${report.todo ? `, ${report.todo} todo (operations no rule checks yet)` : ""}\n`,
+  `\n${requests} requests in ${(report.durationMs / 1000).toFixed(1)} s${
+    rateLimitedMs ? ` (${(rateLimitedMs / 1000).toFixed(1)} s waiting out 429s)` : ""
+  }\n`,
+);
+process.stdout.write(
+  `${report.passed} passed, ${report.failed} failed${report.skipped ? `, ${report.skipped} skipped` : ""}${
+    report.todo ? `, ${report.todo} todo (operations no rule checks yet)` : ""
+  }\n`,
 );
 process.exitCode = report.failed > 0 ? 1 : 0;

@@ -1,4 +1,5 @@
 import { type ApiClient, createClient, type ErrorDto, type ValidationErrorDto } from "@novu-query/contract";
+import { canonicalJson } from "@novu-query/contract/model";
 import { Coverage } from "./coverage.js";
 import { createSpecAjv, spec, validatorAt } from "./spec-validator.js";
 
@@ -11,15 +12,34 @@ export interface Rule {
   text: string;
   /** `shape` rules hold for the static mock too; `behaviour` rules need a real implementation with data. */
   level: Level;
+  /** Needs `otherApiKey` (a second environment): without one the rule is reported as skipped. */
+  needsOtherKey?: true;
   run(context: ConformanceContext): Promise<void>;
 }
 
 export interface ConformanceTarget {
   baseUrl: string;
   apiKey: string;
+  /**
+   * A key of another environment with data of its own: the isolation rules check that nothing of one environment can
+   * be read, listed, counted or patched with the other's key. Without it they are reported as not run.
+   */
+  otherApiKey?: string | undefined;
   /** The subscriber the PATCH rules change (and restore); default: the first one a search returns. */
   subscriberId?: string | undefined;
+  /** At most this many requests a second (default 50); 0 sends them as fast as they are answered. */
+  requestsPerSecond?: number | undefined;
+  /**
+   * How many subscribers and notifications the oracle reads (default 2,000 each): a larger environment is checked on
+   * a window of this many rows, and the report says so.
+   */
+  readLimit?: number | undefined;
+  /** Seeds the choice of generated queries (default 1), so that a failing run can be repeated as it was. */
+  seed?: number | undefined;
 }
+
+/** A 429's `Retry-After` is waited out this many times for one request, each wait at most 60 s. */
+const rateLimitRetries = 5;
 
 const ajv = createSpecAjv();
 
@@ -32,32 +52,80 @@ export function check(condition: unknown, message: string): asserts condition {
   if (!condition) throw new RuleFailure(message);
 }
 
+/**
+ * Checks that two values are equal as JSON (the order of an object's keys aside, as jsonb keeps its own); the failure
+ * names the first field that differs.
+ */
 export function checkEqual<T>(actual: T, expected: T, what: string): void {
-  const a = JSON.stringify(actual);
-  const e = JSON.stringify(expected);
-  if (a !== e) throw new RuleFailure(`${what}: expected ${e.slice(0, 300)}, got ${a.slice(0, 300)}`);
+  if (canonicalJson(actual) === canonicalJson(expected)) return;
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    value !== null && typeof value === "object" && !Array.isArray(value);
+  if (isObject(actual) && isObject(expected)) {
+    for (const field of new Set([...Object.keys(expected), ...Object.keys(actual)])) {
+      const [e, a] = [canonicalJson(expected[field]), canonicalJson(actual[field])];
+      if (e !== a) throw new RuleFailure(`${what}: ${field} expected ${e.slice(0, 200)}, got ${a.slice(0, 200)}`);
+    }
+  }
+  const [e, a] = [canonicalJson(expected), canonicalJson(actual)];
+  throw new RuleFailure(`${what}: expected ${e.slice(0, 300)}, got ${a.slice(0, 300)}`);
 }
 
 /** What every rule gets: the typed client, raw HTTP for what the client cannot send, and schema checks. */
 export class ConformanceContext {
   readonly target: ConformanceTarget;
   readonly client: ApiClient;
+  /** The typed client with the other environment's key (`otherApiKey`), when there is one. */
+  readonly otherClient: ApiClient | undefined;
   /** The operations seen answering with success, through the client or `raw`. */
   readonly coverage = new Coverage();
+  /** Requests sent, and the time spent waiting out 429s. */
+  readonly traffic = { requests: 0, rateLimitedMs: 0 };
+  /** What rules learnt and later rules reuse (the oracle's reading of the data), by name. */
+  readonly memo = new Map<string, unknown>();
+  private nextSlot = 0;
 
   constructor(target: ConformanceTarget) {
     this.target = target;
-    this.client = createClient({
-      baseUrl: target.baseUrl,
-      apiKey: target.apiKey,
-      fetch: (request) => this.observed(request.method, request.url, globalThis.fetch(request)),
-    });
+    const clientWith = (apiKey: string) =>
+      createClient({ baseUrl: target.baseUrl, apiKey, fetch: (request) => this.send(request) });
+    this.client = clientWith(target.apiKey);
+    this.otherClient = target.otherApiKey ? clientWith(target.otherApiKey) : undefined;
   }
 
-  private async observed(method: string, url: string, answer: Promise<Response>): Promise<Response> {
-    const response = await answer;
-    this.coverage.record(method, url, this.target.baseUrl, response.status);
-    return response;
+  /** What the rule running now wants the report to say beside its result (a window it checked, say). */
+  readonly notes: string[] = [];
+
+  note(text: string): void {
+    this.notes.push(text);
+  }
+
+  /** Waits for the request's turn at the configured pace. */
+  private async pace(): Promise<void> {
+    const perSecond = this.target.requestsPerSecond ?? 50;
+    if (perSecond <= 0) return;
+    const now = Date.now();
+    const slot = Math.max(now, this.nextSlot);
+    this.nextSlot = slot + 1000 / perSecond;
+    if (slot > now) await new Promise((resolve) => setTimeout(resolve, slot - now));
+  }
+
+  /** Sends a request at the pace, waits out a 429's `Retry-After` and sends it again, and records what it answered. */
+  private async send(request: Request): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      await this.pace();
+      this.traffic.requests += 1;
+      const response = await globalThis.fetch(request.clone());
+      const retryAfter = Number(response.headers.get("retry-after"));
+      if (response.status === 429 && attempt < rateLimitRetries && Number.isFinite(retryAfter)) {
+        await response.body?.cancel();
+        const waitMs = Math.min(60, Math.max(retryAfter, 0.1)) * 1000;
+        this.traffic.rateLimitedMs += waitMs;
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        continue;
+      }
+      this.coverage.record(request.method, request.url, this.target.baseUrl, response.status);
+      return response;
+    }
   }
 
   /** A raw request; `authorization: null` sends none, a string sends it as given. */
@@ -66,7 +134,7 @@ export class ConformanceContext {
     const headers = new Headers(rest.headers);
     if (authorization !== null) headers.set("authorization", authorization);
     const url = this.target.baseUrl.replace(/\/+$/, "") + path;
-    return this.observed(rest.method ?? "GET", url, fetch(url, { ...rest, headers }));
+    return this.send(new Request(url, { ...rest, headers }));
   }
 
   /** The `message` of one of the spec's named error examples, e.g. "BadRequestBothCursors": the text to expect. */

@@ -1,20 +1,24 @@
 /**
- * The conformance rules: black-box checks of any implementation of the contract, through the typed client.
- * They need an environment with data (at least a dozen subscribers and notifications). They change one subscriber's
- * `data` and `lastName` (the first a search returns, or `--subscriber`) and put the old values back; its `__v` grows.
+ * The conformance rules: black-box checks of any implementation of the contract, through the typed client. These
+ * check requests and their answers one by one; the rules that compare answers with the contract's model over the
+ * implementation's own data are in oracle-rules.ts and isolation-rules.ts. They need an environment with data (at
+ * least a dozen subscribers and notifications). The PATCH rules change every field of one subscriber (the first a
+ * search returns, or `--subscriber`) and put the old values back; its `__v` grows.
  */
 import type {
   ListNotificationsResponse,
-  Notification,
+  PatchSubscriberRequest,
   SearchSubscribersResponse,
   Subscriber,
 } from "@novu-query/contract";
+import { patchSubscriber } from "@novu-query/contract/model";
 import { operationIds, operationTable } from "@novu-query/contract/operations";
 import { type ConformanceContext, check, checkEqual, type Rule } from "./context.js";
 import { examplePath } from "./coverage.js";
+import { isolationRules } from "./isolation-rules.js";
+import { oracleRules } from "./oracle-rules.js";
 
 type SearchQuery = Record<string, string | number | boolean>;
-const walkCap = 400;
 
 async function search(context: ConformanceContext, query: SearchQuery = {}): Promise<SearchSubscribersResponse> {
   const { data, response } = await context.client.GET("/v2/subscribers", { params: { query } });
@@ -34,20 +38,6 @@ async function list(
   return data;
 }
 
-/** Pages of a cursor walk, at most `walkCap` rows. */
-async function walk(context: ConformanceContext, query: SearchQuery): Promise<SearchSubscribersResponse[]> {
-  const pages: SearchSubscribersResponse[] = [];
-  let after: string | null = null;
-  let rows = 0;
-  do {
-    const page: SearchSubscribersResponse = await search(context, after ? { ...query, after } : query);
-    pages.push(page);
-    rows += page.data.length;
-    after = page.next;
-  } while (after && rows < walkCap);
-  return pages;
-}
-
 function sortKey(subscriber: Subscriber, orderBy: string): [number, string] {
   return [orderBy === "_id" ? 0 : Date.parse(subscriber[orderBy as "createdAt" | "updatedAt"]), subscriber._id];
 }
@@ -55,13 +45,6 @@ function sortKey(subscriber: Subscriber, orderBy: string): [number, string] {
 function inOrder(a: [number, string], b: [number, string], direction: string): boolean {
   const cmp = a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
   return direction === "ASC" ? cmp < 0 : cmp > 0;
-}
-
-async function someSubscriber(context: ConformanceContext, predicate: (s: Subscriber) => boolean): Promise<Subscriber> {
-  const page = await search(context, { limit: 100 });
-  const found = page.data.find(predicate);
-  check(found, "the environment needs a subscriber with an email, a first and a last name for this rule");
-  return found;
 }
 
 async function patchTarget(context: ConformanceContext): Promise<Subscriber> {
@@ -81,11 +64,7 @@ function patch(context: ConformanceContext, subscriberId: string, body: Record<s
   });
 }
 
-const orders = ["_id", "createdAt", "updatedAt"].flatMap((orderBy) =>
-  ["DESC", "ASC"].map((dir) => [orderBy, dir] as const),
-);
-
-export const rules: Rule[] = [
+const requestRules: Rule[] = [
   // Authentication, on every operation of the contract's operation table
   ...operationIds.map(
     (id): Rule => ({
@@ -166,131 +145,6 @@ export const rules: Rule[] = [
       checkEqual(page.previous, null, "previous of the first page");
     },
   },
-  ...orders.map(
-    ([orderBy, direction]): Rule => ({
-      id: `search.walk.${orderBy}.${direction}`,
-      level: "behaviour",
-      text: `Following next visits each subscriber once in (${orderBy}, _id) ${direction} order, and before=previous gives back the page before`,
-      async run(c) {
-        const query = { limit: 7, orderBy, orderDirection: direction };
-        const pages = await walk(c, query);
-        const rows = pages.flatMap((p) => p.data);
-        checkEqual(new Set(rows.map((s) => s._id)).size, rows.length, "distinct rows in the walk");
-        for (let i = 1; i < rows.length; i++) {
-          check(
-            inOrder(sortKey(rows[i - 1] as Subscriber, orderBy), sortKey(rows[i] as Subscriber, orderBy), direction),
-            `rows ${i - 1} and ${i} are out of (${orderBy}, _id) ${direction} order`,
-          );
-        }
-        for (let i = 1; i < pages.length; i++) {
-          const page = pages[i] as SearchSubscribersResponse;
-          checkEqual(page.previous, page.data[0]?._id ?? null, `previous of page ${i + 1}`);
-          const back = await search(c, { ...query, before: page.previous as string });
-          checkEqual(
-            back.data.map((s) => s._id),
-            (pages[i - 1] as SearchSubscribersResponse).data.map((s) => s._id),
-            `before=previous of page ${i + 1}`,
-          );
-        }
-        const last = pages.at(-1) as SearchSubscribersResponse;
-        if (rows.length < walkCap) checkEqual(last.next, null, "next of the last page");
-      },
-    }),
-  ),
-  {
-    id: "search.include-cursor",
-    level: "behaviour",
-    text: "includeCursor=true includes the cursor row itself at the edge of the page",
-    async run(c) {
-      const first = await search(c, { limit: 5 });
-      const cursor = first.data[2]?._id;
-      check(cursor, "the environment needs at least 3 subscribers");
-      const page = await search(c, { limit: 2, after: cursor, includeCursor: true });
-      checkEqual(
-        page.data.map((s) => s._id),
-        first.data.slice(2, 4).map((s) => s._id),
-        "page after the cursor, cursor included",
-      );
-    },
-  },
-  {
-    id: "search.subscriber-id",
-    level: "behaviour",
-    text: "subscriberId matches exactly",
-    async run(c) {
-      const someone = await someSubscriber(c, () => true);
-      const page = await search(c, { subscriberId: someone.subscriberId });
-      checkEqual(
-        page.data.map((s) => s._id),
-        [someone._id],
-        "rows for the exact subscriberId",
-      );
-      checkEqual(page.totalCount, 1, "totalCount");
-    },
-  },
-  {
-    id: "search.email",
-    level: "behaviour",
-    text: "email matches a case-insensitive substring",
-    async run(c) {
-      const someone = await someSubscriber(c, (s) => (s.email ?? "").length >= 6);
-      const needle = (someone.email as string).slice(1, 5).toUpperCase();
-      const page = await search(c, { email: needle, limit: 100 });
-      for (const s of page.data)
-        check((s.email ?? "").toLowerCase().includes(needle.toLowerCase()), `${s.email} does not contain ${needle}`);
-      if (page.totalCount <= 100)
-        check(
-          page.data.some((s) => s._id === someone._id),
-          `${someone.email} is missing from email=${needle}`,
-        );
-    },
-  },
-  {
-    id: "search.name",
-    level: "behaviour",
-    text: "name matches a case-insensitive substring of firstName, a space, lastName",
-    async run(c) {
-      const someone = await someSubscriber(c, (s) => !!s.firstName && !!s.lastName);
-      const needle = `${someone.firstName?.slice(-2)} ${someone.lastName?.slice(0, 2)}`.toUpperCase();
-      const page = await search(c, { name: needle, limit: 100 });
-      check(
-        page.data.some((s) => s._id === someone._id),
-        `"${someone.firstName} ${someone.lastName}" is missing from name=${needle}`,
-      );
-      for (const s of page.data) {
-        check(
-          `${s.firstName ?? ""} ${s.lastName ?? ""}`.toLowerCase().includes(needle.toLowerCase()),
-          `${s.firstName} ${s.lastName} does not match`,
-        );
-      }
-    },
-  },
-  {
-    id: "search.literal",
-    level: "behaviour",
-    text: "Filter input is matched literally: % and _ are ordinary characters",
-    async run(c) {
-      for (const needle of ["%", "_"]) {
-        const page = await search(c, { email: needle, limit: 100 });
-        for (const s of page.data) check((s.email ?? "").includes(needle), `email=${needle} matched ${s.email}`);
-      }
-    },
-  },
-  {
-    id: "search.total-count",
-    level: "behaviour",
-    text: "totalCount counts every match whatever the cursor; totalCountCapped only at the 50,000 cap",
-    async run(c) {
-      const first = await search(c, { limit: 3 });
-      check(first.next, "the environment needs more than 3 subscribers");
-      const second = await search(c, { limit: 3, after: first.next });
-      checkEqual(second.totalCount, first.totalCount, "totalCount on page 2");
-      check(
-        first.totalCountCapped ? first.totalCount === 50_000 : first.totalCount <= 50_000,
-        "totalCount and totalCountCapped disagree",
-      );
-    },
-  },
   {
     id: "search.both-cursors",
     level: "behaviour",
@@ -304,16 +158,6 @@ export const rules: Rule[] = [
         400,
         c.exampleMessage("BadRequestBothCursors"),
       );
-    },
-  },
-  {
-    id: "search.unknown-cursor",
-    level: "behaviour",
-    text: "A well-formed cursor that names no subscriber gives an empty page",
-    async run(c) {
-      const page = await search(c, { after: "ffffffffffffffffffffffff" });
-      checkEqual(page.data, [], "data");
-      checkEqual([page.next, page.previous], [null, null], "next and previous");
     },
   },
 
@@ -364,6 +208,44 @@ export const rules: Rule[] = [
       checkEqual(cleared?.data, null, "data after null");
       const { data: restored } = await patch(c, before.subscriberId, { data: before.data });
       checkEqual(restored?.data, before.data, "data restored");
+    },
+  },
+  {
+    id: "patch.read-back",
+    level: "behaviour",
+    text: "A PATCH of every field answers what the model says, a search reads the same back, and so does putting the old values back",
+    async run(c) {
+      const before = await patchTarget(c);
+      const n = Date.now() % 100_000;
+      const changes: PatchSubscriberRequest = {
+        firstName: `Conformance ${n}`,
+        lastName: `${before.lastName ?? ""}~`,
+        email: `conformance.${n}@example.com`,
+        phone: `+1555${String(n).padStart(7, "0")}`,
+        avatar: `https://example.com/avatars/${n}.png`,
+        locale: before.locale === "de-DE" ? "fr-FR" : "de-DE",
+        timezone: before.timezone === "Asia/Tokyo" ? "Europe/Berlin" : "Asia/Tokyo",
+        data: { conformance: n, nested: { list: [1, "two", null] } },
+      };
+      const restore = Object.fromEntries(
+        Object.keys(changes).map((field) => [field, before[field as keyof PatchSubscriberRequest]]),
+      ) as PatchSubscriberRequest;
+      let current = before;
+      for (const body of [changes, restore]) {
+        const request = `PATCH /v2/subscribers/${before.subscriberId} ${JSON.stringify(body).slice(0, 80)}`;
+        const { data, response } = await patch(c, before.subscriberId, body);
+        check(response.status === 200 && data, `${request} answered ${response.status}`);
+        check(
+          Date.parse(data.updatedAt) >= Date.parse(current.updatedAt),
+          `${request}: updatedAt went back from ${current.updatedAt} to ${data.updatedAt}`,
+        );
+        const expected = patchSubscriber([current], before.subscriberId, body, new Date(data.updatedAt));
+        check(expected.status === 200, `the model refuses ${request}`);
+        checkEqual(data, expected.body, `${request}: the answer against the model's`);
+        const readBack = await search(c, { subscriberId: before.subscriberId });
+        checkEqual(readBack.data[0], data, `${request}: the subscriber read back by a search`);
+        current = data;
+      }
     },
   },
   {
@@ -479,60 +361,7 @@ export const rules: Rule[] = [
     },
   },
   {
-    id: "list.walk",
-    level: "behaviour",
-    text: "Pages from 0 until hasMore is false visit each notification once, newest first (createdAt, then _id)",
-    async run(c) {
-      const first = await list(c);
-      checkEqual([first.page, first.pageSize], [0, 10], "page and pageSize by default");
-      const rows: Notification[] = [];
-      let page = 0;
-      let more = true;
-      while (more && rows.length < walkCap) {
-        const body = await list(c, { limit: 25, page });
-        rows.push(...body.data);
-        more = body.hasMore;
-        page += 1;
-      }
-      checkEqual(new Set(rows.map((n) => n._id)).size, rows.length, "distinct notifications");
-      for (let i = 1; i < rows.length; i++) {
-        const [a, b] = [rows[i - 1] as Notification, rows[i] as Notification];
-        const newer = Date.parse(a.createdAt) - Date.parse(b.createdAt) || (a._id > b._id ? 1 : -1);
-        check(newer > 0, `notifications ${i - 1} and ${i} are out of order`);
-      }
-      if (!more) {
-        const beyond = await list(c, { limit: 25, page });
-        checkEqual([beyond.data.length, beyond.hasMore], [0, false], "a page past the end");
-      }
-    },
-  },
-  {
-    id: "list.filters",
-    level: "behaviour",
-    text: "channels, severity, transactionId and subscriberIds return only matching notifications",
-    async run(c) {
-      const sample = (await list(c, { limit: 50 })).data;
-      const withChannel = sample.find((n) => n.channels.length > 0);
-      check(withChannel, "the environment needs a notification with a channel");
-      const channel = withChannel.channels[0] as Notification["channels"][number];
-      for (const n of (await list(c, { channels: [channel], limit: 50 })).data)
-        check(n.channels.includes(channel), `${n._id} lacks ${channel}`);
-      for (const n of (await list(c, { severity: ["high"], limit: 50 })).data)
-        checkEqual(n.severity, "high", `severity of ${n._id}`);
-      const byTransaction = await list(c, { transactionId: withChannel.transactionId });
-      check(
-        byTransaction.data.some((n) => n._id === withChannel._id),
-        "transactionId did not find its notification",
-      );
-      for (const n of byTransaction.data) checkEqual(n.transactionId, withChannel.transactionId, "transactionId");
-      if (withChannel.subscriber) {
-        const bySubscriber = await list(c, { subscriberIds: [withChannel.subscriber.subscriberId], limit: 50 });
-        for (const n of bySubscriber.data) checkEqual(n._subscriberId, withChannel._subscriberId, "_subscriberId");
-      }
-    },
-  },
-  {
-    id: "list.dates",
+    id: "list.dates.reversed",
     level: "behaviour",
     text: "after later than before is answered 400 with Novu's message",
     async run(c) {
@@ -568,19 +397,6 @@ export const rules: Rule[] = [
     },
   },
   {
-    id: "get.whole",
-    level: "behaviour",
-    text: "A listed notification is returned whole, equal to its list entry",
-    async run(c) {
-      for (const listed of (await list(c, { limit: 3 })).data) {
-        const { data } = await c.client.GET("/v1/notifications/{notificationId}", {
-          params: { path: { notificationId: listed._id } },
-        });
-        checkEqual(data, listed, `notification ${listed._id}`);
-      }
-    },
-  },
-  {
     id: "get.not-found",
     level: "behaviour",
     text: "An unknown id is answered 404 `Notification not found`",
@@ -588,4 +404,15 @@ export const rules: Rule[] = [
       await c.expectError(await c.raw("/v1/notifications/ffffffffffffffffffffffff"), 404, "Notification not found");
     },
   },
+];
+
+/**
+ * Every rule, in the order they run: requests and their refusals, then the oracle's rules over the data as read at
+ * their start, the isolation of two environments, and last the rules that change a subscriber (and put it back).
+ */
+export const rules: Rule[] = [
+  ...requestRules.filter((rule) => !rule.id.startsWith("patch.")),
+  ...oracleRules,
+  ...isolationRules,
+  ...requestRules.filter((rule) => rule.id.startsWith("patch.")),
 ];

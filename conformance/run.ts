@@ -10,6 +10,10 @@ export interface RuleResult {
   reason?: string;
   /** An operation of the contract that no rule checks yet: reported, neither passed nor failed. */
   todo?: true;
+  /** A rule not run, and why (an isolation rule without a second key): neither passed nor failed. */
+  skipped?: string;
+  /** What the rule wants said beside its result (the window of data it checked, say). */
+  notes?: string[];
 }
 
 export interface ConformanceReport {
@@ -18,6 +22,12 @@ export interface ConformanceReport {
   failed: number;
   /** The `todo` entries: operations no rule has seen succeed. */
   todo: number;
+  /** Rules not run (`skipped` entries). */
+  skipped: number;
+  /** Requests sent, and the time spent waiting out 429s. */
+  traffic: { requests: number; rateLimitedMs: number };
+  /** How long the run took. */
+  durationMs: number;
 }
 
 /**
@@ -31,14 +41,22 @@ export async function runConformance(
   const level = target.level ?? "behaviour";
   const context = new ConformanceContext(target);
   const results: RuleResult[] = [];
+  const started = Date.now();
   for (const rule of rules.filter((candidate) => level === "behaviour" || candidate.level === "shape")) {
     let result: RuleResult;
-    try {
-      await rule.run(context);
-      result = { id: rule.id, text: rule.text, passed: true };
-    } catch (error) {
-      result = { id: rule.id, text: rule.text, passed: false, reason: (error as Error).message };
+    context.notes.length = 0;
+    if (rule.needsOtherKey && !target.otherApiKey) {
+      const skipped = "needs a key of a second environment (otherApiKey, --other-api-key)";
+      result = { id: rule.id, text: rule.text, passed: false, skipped };
+    } else {
+      try {
+        await rule.run(context);
+        result = { id: rule.id, text: rule.text, passed: true };
+      } catch (error) {
+        result = { id: rule.id, text: rule.text, passed: false, reason: (error as Error).message };
+      }
     }
+    if (context.notes.length > 0) result.notes = [...context.notes];
     results.push(result);
     onResult(result);
   }
@@ -58,5 +76,14 @@ export async function runConformance(
   }
   const passed = results.filter((result) => result.passed).length;
   const todo = results.filter((result) => result.todo).length;
-  return { results, passed, failed: results.length - passed - todo, todo };
+  const skipped = results.filter((result) => result.skipped).length;
+  return {
+    results,
+    passed,
+    failed: results.length - passed - todo - skipped,
+    todo,
+    skipped,
+    traffic: { ...context.traffic },
+    durationMs: Date.now() - started,
+  };
 }

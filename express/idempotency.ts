@@ -5,6 +5,7 @@
  * app's choice: an `IdempotencyStore` (memory-idempotency.ts keeps them in this process).
  */
 import { createHash } from "node:crypto";
+import { idempotencyFingerprint, reusedKeyField } from "@novu-query/contract/model";
 import type { RequestHandler } from "express";
 import { ApiError, type ErrorBody } from "./errors.js";
 import { idempotencyDocsLink, messages } from "./messages.js";
@@ -68,19 +69,8 @@ export interface IdempotentRequest {
   ttlSeconds: number;
 }
 
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
-
 export function fingerprint(request: Pick<IdempotentRequest, "method" | "path" | "body">): string {
-  return createHash("sha256")
-    .update(`${request.method} ${request.path}\n${canonicalJson(request.body)}`)
-    .digest("hex");
+  return createHash("sha256").update(idempotencyFingerprint(request)).digest("hex");
 }
 
 /**
@@ -105,8 +95,7 @@ export async function runIdempotently<Transaction>(
     const stored = await session.find();
     if (stored) {
       if (stored.fingerprint !== print) {
-        const field = { messages: ["was already used with a different method, path or body"], value: request.key };
-        throw ApiError.validation({ "headers.idempotency-key": field }, messages.idempotencyKeyReused(request.key), {
+        throw ApiError.validation(reusedKeyField(request.key), messages.idempotencyKeyReused(request.key), {
           Link: idempotencyDocsLink,
         });
       }

@@ -8,7 +8,8 @@ import { createClient } from "../../client/index.js";
 import { createStatefulHandlers } from "../../client/msw.js";
 import { runConformance } from "../../conformance/run.js";
 
-const mock = createStatefulHandlers({ seed: 3, apiKey: "stateful-key", now: "2026-11-24T00:00:00Z" });
+const apiKeys = { "stateful-key": "6a0000000000000000000001", "other-key": "6a0000000000000000000002" };
+const mock = createStatefulHandlers({ seed: 3, apiKeys, now: "2026-11-24T00:00:00Z" });
 const relative = createStatefulHandlers({ baseUrl: "/api", seed: 4 });
 const server = setupServer(...mock.handlers);
 beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
@@ -22,7 +23,12 @@ const api = createClient({ baseUrl: "https://api.example.com", apiKey: "stateful
 
 describe("MSW's stateful mode", () => {
   it("passes every rule of the conformance suite, behaviour level included", async () => {
-    const report = await runConformance({ baseUrl: "https://api.example.com", apiKey: "stateful-key" });
+    const report = await runConformance({
+      baseUrl: "https://api.example.com",
+      apiKey: "stateful-key",
+      otherApiKey: "other-key",
+      requestsPerSecond: 0,
+    });
     const failed = report.results.filter((result) => !result.passed && !result.todo);
     expect(failed).toEqual([]);
     expect(report.todo).toBe(0);

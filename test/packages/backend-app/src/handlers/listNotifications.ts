@@ -1,10 +1,10 @@
-import { handler, messages } from "@novu-query/express";
+import { handler } from "@novu-query/express";
 import { environments } from "../data.js";
 import { listNotifications as list } from "../store.js";
 
 export const listNotifications = handler("listNotifications", async ({ query }, { auth, errors }) => {
-  const after = new Date(query.after ?? 0);
-  const before = query.before !== undefined ? new Date(query.before) : new Date();
-  if (after > before) throw errors.badRequest(messages.dateRangeReversed);
-  return { status: 200, body: list(environments[auth.environment]?.id ?? "", { ...query, after, before }) };
+  const answer = list(environments[auth.environment]?.id ?? "", query);
+  if (answer.status === 402) throw errors.paymentRequired(answer.message);
+  if (answer.status !== 200) throw errors.badRequest(answer.message);
+  return { status: 200, body: answer.body };
 });

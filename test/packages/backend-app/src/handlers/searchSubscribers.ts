@@ -1,8 +1,9 @@
-import { handler, messages } from "@novu-query/express";
+import { handler } from "@novu-query/express";
 import { environments } from "../data.js";
 import { searchSubscribers as search } from "../store.js";
 
 export const searchSubscribers = handler("searchSubscribers", async ({ query }, { auth, errors }) => {
-  if (query.after !== undefined && query.before !== undefined) throw errors.badRequest(messages.bothCursors);
-  return { status: 200, body: search(environments[auth.environment]?.id ?? "", query) };
+  const answer = search(environments[auth.environment]?.id ?? "", query);
+  if (answer.status !== 200) throw errors.badRequest(answer.message);
+  return { status: 200, body: answer.body };
 });

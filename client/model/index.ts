@@ -1,0 +1,41 @@
+/**
+ * The contract's semantics as code that runs: pure functions over arrays of one environment's rows, no I/O. The
+ * memory API and the MSW stateful handlers answer from it, the conformance suite's oracle compares implementations
+ * with it, the reference server's handlers refuse with it and its store is tested against it, and a backend team may
+ * build on it. Every wire message of an error body is in `messages`.
+ *
+ *   import { searchSubscribers, inEnvironment } from "@novu-query/contract/model";
+ *   const answer = searchSubscribers(inEnvironment(rows, environmentId), { email: "@example.com", limit: 20 });
+ *   if (answer.status === 200) render(answer.body.data);
+ */
+export { type Answer, type FieldErrors, isRefusal, ok, type Refusal } from "./answers.js";
+export { canonicalJson } from "./canonical-json.js";
+export { inEnvironment } from "./environments.js";
+export { idempotencyFingerprint, reusedKeyField } from "./idempotency.js";
+export { idempotencyDocsLink, messages } from "./messages.js";
+export {
+  compareNewestFirst,
+  getNotification,
+  type ListOptions,
+  listNotifications,
+  listWindow,
+  matchesNotificationFilters,
+  type NotificationListQuery,
+  resolveSubscriberFilters,
+  retentionStart,
+} from "./notifications.js";
+export {
+  compareSubscribers,
+  containsIgnoringCase,
+  defaultTotalCountCap,
+  matchesSearch,
+  patchChanges,
+  patchRefusal,
+  patchSubscriber,
+  type SearchOptions,
+  type SubscriberSearchQuery,
+  searchedName,
+  searchRefusal,
+  searchSubscribers,
+} from "./subscribers.js";
+export { isTimeZone } from "./time-zone.js";

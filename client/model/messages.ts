@@ -1,0 +1,59 @@
+/**
+ * Every message an implementation puts in an error body, in one place: the model answers with them, the skeleton and
+ * the reference server send them, the mocks show them. Those clients (and Novu's own tests) match on are in Novu's
+ * exact words, each naming the Novu source it follows; `test/contract/messages.test.ts` checks that every message of
+ * the spec's named examples is one of these, so the mock never shows a text the server does not send.
+ */
+export const messages = {
+  // Authentication (Novu: apps/api auth guards and ApiKeyStrategy).
+  missingAuthorization: "Missing authorization header",
+  invalidScheme: (scheme: string) => `Invalid authentication scheme: "${scheme}"`,
+  emptyKey: "Unauthorized",
+  keyNotFound: "API Key not found",
+
+  // Records (Novu: subscribers-v2 and notifications use cases).
+  subscriberNotFound: (subscriberId: string) => `Subscriber ${subscriberId} was not found`,
+  notificationNotFound: "Notification not found",
+
+  /** Novu: libs/dal subscriber repository and every v2 list use case. */
+  bothCursors: 'Cannot specify both "before" and "after" cursors at the same time.',
+  /** Novu: apps/api notifications get-activity-feed use case. */
+  dateRangeReversed: "Invalid date range: start date (after) must be earlier than end date (before)",
+  /** Novu: the same use case, with the first day the plan's retention allows. */
+  retentionExceeded: (earliestDay: string) =>
+    `Requested date range exceeds your plan's retention period. The earliest accessible date for your plan is ${earliestDay}.`,
+
+  // Idempotency (Novu: apps/api/src/app/shared/framework/idempotency.interceptor.ts).
+  idempotencyKeyTooLong: (key: string) =>
+    `idempotencyKey "${key}" has exceeded the maximum allowed length of 255 characters`,
+  idempotencyInFlight: (key: string) =>
+    `Request with key "${key}" is currently being processed. Please retry after 1 second`,
+  idempotencyKeyReused: (key: string) => `Request with key "${key}" is being reused for a different body`,
+
+  /** Novu: apps/api rate-limiting throttler guard. */
+  rateLimited: "API rate limit exceeded",
+  validation: "Validation Error",
+  /** Novu: the errorId answer of its exception filter. */
+  internal: "Internal server error, contact support and provide them with the errorId",
+
+  // Requests refused before they reach an operation.
+  routeNotFound: (method: string, path: string) => `Cannot ${method} ${path}`,
+  methodNotAllowed: (method: string, path: string) => `${method} is not allowed on ${path}`,
+  notJson: "Content-Type must be application/json",
+  malformedJson: "Malformed JSON in request body",
+  bodyTooLarge: (limitKb: number) => `Request body is larger than the limit of ${limitKb}kb`,
+  urlTooLong: (maxLength: number) => `Request URL is longer than the limit of ${maxLength} characters`,
+  headersTooLarge: (maxBytes: number) => `Request headers are larger than the limit of ${maxBytes} bytes`,
+  receiveTimeout: (ms: number) => `The request was not received within ${ms} ms`,
+  answerTimeout: (ms: number) => `The request took longer than ${ms} ms; please retry`,
+
+  // Overload (the skeleton's admission.ts, the server's STATEMENT_TIMEOUT_MS).
+  overloaded: "The server is busy; please retry after the time in Retry-After",
+  statementTimeout: (ms: number) =>
+    `The database did not answer within ${ms} ms and the query was cancelled; nothing was changed. Please retry after the time in Retry-After`,
+  malformedHttp: "Malformed HTTP request",
+  notImplemented: (operationId: string) => `The operation ${operationId} is not implemented yet`,
+} as const;
+
+/** Where Novu's idempotency answers point (its `Link` header). */
+export const idempotencyDocsLink = "https://docs.novu.co/additional-resources/idempotency";

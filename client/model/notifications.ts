@@ -1,0 +1,126 @@
+/**
+ * The notification operations' semantics over arrays of one environment's notifications and subscribers: the list
+ * (every filter, the date window and retention, newest first, pages) and get by id.
+ */
+import { operationTable } from "../../generated/operations.js";
+import type { ListNotificationsResponse, Notification, operations, Subscriber } from "../../generated/schema.js";
+import { type Answer, ok, type Refusal } from "./answers.js";
+import { messages } from "./messages.js";
+import { containsIgnoringCase } from "./subscribers.js";
+
+/** The list's query as a client sends it: every parameter optional, the spec's defaults filled in here. */
+export type NotificationListQuery = NonNullable<operations["listNotifications"]["parameters"]["query"]>;
+
+export interface ListOptions {
+  /** The time the request is answered at: `before`'s default and the retention window's end. Default: now. */
+  now?: Date;
+  /** Days of history the environment may read (the window starts at midnight UTC); null or absent: unlimited. */
+  retentionDays?: number | null;
+}
+
+const dayMs = 86_400_000;
+
+/** Midnight UTC of the first day a retention of `days` covers, or undefined for unlimited retention. */
+export function retentionStart(now: Date, days: number | null | undefined): Date | undefined {
+  if (days === null || days === undefined) return undefined;
+  const start = new Date(now.getTime() - days * dayMs);
+  return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate()));
+}
+
+/** The inclusive window on `createdAt` a list reads, or the refusal of its dates (400 reversed, 402 retention). */
+export function listWindow(
+  query: Pick<NotificationListQuery, "after" | "before">,
+  options: ListOptions = {},
+): { after: Date; before: Date } | Refusal {
+  const now = options.now ?? new Date();
+  const earliest = retentionStart(now, options.retentionDays);
+  const after = query.after !== undefined ? new Date(query.after) : (earliest ?? new Date(0));
+  const before = query.before !== undefined ? new Date(query.before) : now;
+  if (after > before) return { status: 400, example: "BadRequestDateRange", message: messages.dateRangeReversed };
+  if (earliest && after < earliest) {
+    const message = messages.retentionExceeded(earliest.toISOString().slice(0, 10));
+    return { status: 402, example: "PaymentRequiredRetention", message };
+  }
+  return { after, before };
+}
+
+/**
+ * The `_id`s of the live subscribers the subscriber filters (`emails` exactly, `subscriberIds` exactly, `search` as a
+ * case-insensitive substring of the email or exactly the subscriberId) resolve to, ORed; undefined when the query
+ * has none of them (every notification passes).
+ */
+export function resolveSubscriberFilters(
+  subscribers: readonly Subscriber[],
+  query: Pick<NotificationListQuery, "emails" | "subscriberIds" | "search">,
+): Set<string> | undefined {
+  const { emails, subscriberIds, search } = query;
+  if (!emails?.length && !subscriberIds?.length && search === undefined) return undefined;
+  const resolved = subscribers.filter(
+    (s) =>
+      !s.deleted &&
+      ((s.email !== null && emails?.includes(s.email)) ||
+        subscriberIds?.includes(s.subscriberId) ||
+        (search !== undefined && (containsIgnoringCase(s.email, search) || s.subscriberId === search))),
+  );
+  return new Set(resolved.map((s) => s._id));
+}
+
+/** Whether a notification passes the filters other than the subscriber filters and the dates (ANDed). */
+export function matchesNotificationFilters(notification: Notification, query: NotificationListQuery): boolean {
+  const { channels, templates, severity, transactionId, topicKey } = query;
+  return (
+    (!channels?.length || notification.channels.some((channel) => channels.includes(channel))) &&
+    (!templates?.length || templates.includes(notification._templateId ?? "")) &&
+    (!severity?.length || severity.includes(notification.severity ?? "none")) &&
+    (transactionId === undefined || notification.transactionId === transactionId) &&
+    (topicKey === undefined || (notification.topics ?? []).some((topic) => topic.topicKey === topicKey))
+  );
+}
+
+/** Newest first: `createdAt`, then `_id`, both descending. */
+export function compareNewestFirst(a: Notification, b: Notification): number {
+  const byTime = Date.parse(b.createdAt) - Date.parse(a.createdAt);
+  if (byTime !== 0) return byTime;
+  return a._id < b._id ? 1 : a._id > b._id ? -1 : 0;
+}
+
+/**
+ * One page of the list: the notifications that pass every filter (ANDed; the subscriber filters ORed among
+ * themselves) with `createdAt` inside the inclusive window, newest first, `limit` from `page * limit`; `hasMore` when
+ * another one follows the page.
+ */
+export function listNotifications(
+  notifications: readonly Notification[],
+  subscribers: readonly Subscriber[],
+  query: NotificationListQuery,
+  options: ListOptions = {},
+): Answer<ListNotificationsResponse> {
+  const window = listWindow(query, options);
+  if ("status" in window) return window;
+  const { page, limit } = { ...operationTable.listNotifications.queryDefaults, ...query };
+  const to = resolveSubscriberFilters(subscribers, query);
+  const after = window.after.getTime();
+  const before = window.before.getTime();
+  const matching = notifications
+    .filter((n) => {
+      const created = Date.parse(n.createdAt);
+      return created >= after && created <= before;
+    })
+    .filter((n) => (to === undefined || to.has(n._subscriberId)) && matchesNotificationFilters(n, query))
+    .sort(compareNewestFirst);
+  const offset = page * limit;
+  return ok({
+    data: structuredClone(matching.slice(offset, offset + limit)),
+    hasMore: matching.length > offset + limit,
+    pageSize: limit,
+    page,
+  });
+}
+
+/** The notification with this `_id`, or the 404. */
+export function getNotification(notifications: readonly Notification[], notificationId: string): Answer<Notification> {
+  const found = notifications.find((n) => n._id === notificationId);
+  return found
+    ? ok(structuredClone(found))
+    : { status: 404, example: "NotificationNotFound", message: messages.notificationNotFound };
+}

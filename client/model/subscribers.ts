@@ -1,0 +1,158 @@
+/**
+ * The subscriber operations' semantics over an array of one environment's subscribers: search (filters, keyset
+ * cursors in both directions, the capped count) and the PATCH merge.
+ */
+import { operationTable } from "../../generated/operations.js";
+import type {
+  operations,
+  PatchSubscriberRequest,
+  SearchSubscribersResponse,
+  Subscriber,
+} from "../../generated/schema.js";
+import { type Answer, ok, type Refusal } from "./answers.js";
+import { canonicalJson } from "./canonical-json.js";
+import { messages } from "./messages.js";
+import { isTimeZone } from "./time-zone.js";
+
+/** The search's query as a client sends it: every parameter optional, the spec's defaults filled in here. */
+export type SubscriberSearchQuery = NonNullable<operations["searchSubscribers"]["parameters"]["query"]>;
+
+/** Above this many matches a search reports `totalCountCapped` (Novu's 50,000). */
+export const defaultTotalCountCap = 50_000;
+
+export interface SearchOptions {
+  totalCountCap?: number;
+}
+
+/** Whether `value` contains `term`, ignoring case; an absent term matches everything, an absent value only "". */
+export function containsIgnoringCase(value: string | null | undefined, term: string | undefined): boolean {
+  return term === undefined || (value ?? "").toLowerCase().includes(term.toLowerCase());
+}
+
+/** What `name` searches: the first name, a space, the last name. */
+export function searchedName(subscriber: Pick<Subscriber, "firstName" | "lastName">): string {
+  return `${subscriber.firstName ?? ""} ${subscriber.lastName ?? ""}`;
+}
+
+/** Whether a live subscriber passes the search's filters (ANDed). */
+export function matchesSearch(subscriber: Subscriber, query: SubscriberSearchQuery): boolean {
+  return (
+    containsIgnoringCase(subscriber.email, query.email) &&
+    containsIgnoringCase(subscriber.phone, query.phone) &&
+    containsIgnoringCase(searchedName(subscriber), query.name) &&
+    (query.subscriberId === undefined || subscriber.subscriberId === query.subscriberId)
+  );
+}
+
+type OrderBy = NonNullable<SubscriberSearchQuery["orderBy"]>;
+
+/** Ascending order on (orderBy, _id): timestamps are ISO 8601 in UTC, so their text sorts as their time. */
+export function compareSubscribers(orderBy: OrderBy): (a: Subscriber, b: Subscriber) => number {
+  return (a, b) => {
+    if (orderBy !== "_id" && a[orderBy] !== b[orderBy]) return a[orderBy] < b[orderBy] ? -1 : 1;
+    return a._id < b._id ? -1 : a._id > b._id ? 1 : 0;
+  };
+}
+
+/** The refusal a search query gets before any row is read, if any. */
+export function searchRefusal(query: SubscriberSearchQuery): Refusal | undefined {
+  if (query.after !== undefined && query.before !== undefined) {
+    return { status: 400, example: "BadRequestBothCursors", message: messages.bothCursors };
+  }
+  return undefined;
+}
+
+/**
+ * One page of a search. Rows are the live subscribers in (orderBy, _id) order; `after` gives the rows past the cursor
+ * and `before` those ahead of it (the last `limit` of them), the cursor itself too with `includeCursor` when it
+ * matches. `next` is the page's last id when a matching row follows it, `previous` its first id when one precedes it.
+ * A cursor that names no live subscriber of the environment gives an empty page. `totalCount` counts every match,
+ * whatever the cursor, up to the cap.
+ */
+export function searchSubscribers(
+  subscribers: readonly Subscriber[],
+  query: SubscriberSearchQuery,
+  options: SearchOptions = {},
+): Answer<SearchSubscribersResponse> {
+  const refused = searchRefusal(query);
+  if (refused) return refused;
+  const { limit, orderBy, orderDirection, includeCursor } = {
+    ...operationTable.searchSubscribers.queryDefaults,
+    ...query,
+  };
+  const cap = options.totalCountCap ?? defaultTotalCountCap;
+  const live = subscribers.filter((s) => !s.deleted);
+  const sign = orderDirection === "ASC" ? 1 : -1;
+  const ascending = compareSubscribers(orderBy);
+  const compare = (a: Subscriber, b: Subscriber) => sign * ascending(a, b);
+  const ordered = live.filter((s) => matchesSearch(s, query)).sort(compare);
+  const counts = { totalCount: Math.min(ordered.length, cap), totalCountCapped: ordered.length > cap };
+  const cursorId = query.after ?? query.before;
+  const cursor = cursorId === undefined ? undefined : live.find((s) => s._id === cursorId);
+  if (cursorId !== undefined && !cursor) return ok({ data: [], next: null, previous: null, ...counts });
+  let start = 0;
+  let end = Math.min(limit, ordered.length);
+  if (cursor && query.after !== undefined) {
+    start = ordered.findIndex((s) => compare(s, cursor) > 0 || (includeCursor && s === cursor));
+    if (start < 0) start = ordered.length;
+    end = Math.min(start + limit, ordered.length);
+  } else if (cursor) {
+    const ahead = ordered.findIndex((s) => compare(s, cursor) > 0 || (!includeCursor && s === cursor));
+    end = ahead < 0 ? ordered.length : ahead;
+    start = Math.max(0, end - limit);
+  }
+  const page = ordered.slice(start, end);
+  return ok({
+    data: structuredClone(page),
+    next: page.length > 0 && end < ordered.length ? (page.at(-1) as Subscriber)._id : null,
+    previous: page.length > 0 && start > 0 ? (page[0] as Subscriber)._id : null,
+    ...counts,
+  });
+}
+
+/** The refusal a PATCH body gets before any row is read (what the spec's schema cannot say), if any. */
+export function patchRefusal(body: PatchSubscriberRequest): Refusal | undefined {
+  if (typeof body.timezone === "string" && !isTimeZone(body.timezone)) {
+    const errors = { "body.timezone": { messages: ["must be an IANA time zone name"], value: body.timezone } };
+    return { status: 422, example: "ValidationPatchBody", message: messages.validation, errors };
+  }
+  return undefined;
+}
+
+/** The fields of a PATCH body whose value differs from the subscriber's (null clears; absent keeps). */
+export function patchChanges(subscriber: Subscriber, body: PatchSubscriberRequest): Partial<Subscriber> {
+  const changed = Object.entries(body).filter(
+    ([field, value]) =>
+      value !== undefined && canonicalJson(subscriber[field as keyof Subscriber]) !== canonicalJson(value),
+  );
+  return structuredClone(Object.fromEntries(changed)) as Partial<Subscriber>;
+}
+
+/**
+ * A PATCH of the live subscriber with this `subscriberId`: the given fields replace the stored ones (null clears),
+ * the others stay; a real change bumps `__v` by one and sets `updatedAt` to `now` (milliseconds, as stored), a no-op
+ * changes neither. Returns the subscriber after the patch (a new object: the array is left as it is) and whether it
+ * changed, or the refusal (an invalid time zone 422, an unknown subscriber 404).
+ */
+export function patchSubscriber(
+  subscribers: readonly Subscriber[],
+  subscriberId: string,
+  body: PatchSubscriberRequest,
+  now: Date = new Date(),
+): Answer<Subscriber> & { changed?: boolean } {
+  const refused = patchRefusal(body);
+  if (refused) return refused;
+  const subscriber = subscribers.find((s) => s.subscriberId === subscriberId && !s.deleted);
+  if (!subscriber) {
+    return { status: 404, example: "SubscriberNotFound", message: messages.subscriberNotFound(subscriberId) };
+  }
+  const changes = patchChanges(subscriber, body);
+  if (Object.keys(changes).length === 0) return { ...ok(structuredClone(subscriber)), changed: false };
+  const patched: Subscriber = {
+    ...structuredClone(subscriber),
+    ...changes,
+    __v: subscriber.__v + 1,
+    updatedAt: now.toISOString(),
+  };
+  return { ...ok(patched), changed: true };
+}

@@ -1,0 +1,178 @@
+/**
+ * An implementation of the contract as a backend team would build it on the skeleton: `@novu-query/express` for the
+ * pipeline, the contract's model for the semantics, arrays for the rows of two environments. Each operation goes
+ * through a replaceable function, so that the fault catalogue (test/conformance/fault-catalogue.ts) can give it one
+ * small, realistic fault at a time and the conformance suite can be held to catching it.
+ */
+import type { AddressInfo } from "node:net";
+import { createFactories } from "@novu-query/contract/factories";
+import {
+  type Answer,
+  getNotification,
+  inEnvironment,
+  listNotifications,
+  patchSubscriber,
+  searchSubscribers,
+} from "@novu-query/contract/model";
+import type { Notification, Subscriber } from "@novu-query/contract/types";
+import {
+  type AuthContext,
+  createApp,
+  createHttpServer,
+  type Handlers,
+  handler,
+  MemoryIdempotencyStore,
+} from "@novu-query/express";
+
+/** The model's operations as the service calls them; a fault replaces one with a version of its own. */
+export interface Operations {
+  /** The rows of the caller's environment that an operation reads. */
+  scope<Row extends { _environmentId: string }>(
+    rows: Row[],
+    environmentId: string,
+    operation: "search" | "patch" | "list" | "get",
+  ): Row[];
+  search: typeof searchSubscribers;
+  patch: typeof patchSubscriber;
+  list: typeof listNotifications;
+  get: typeof getNotification;
+  /** Writes a patched subscriber back to the rows. */
+  save(rows: Subscriber[], patched: Subscriber): void;
+}
+
+export const modelOperations: Operations = {
+  scope: (rows, environmentId) => inEnvironment(rows, environmentId),
+  search: searchSubscribers,
+  patch: patchSubscriber,
+  list: listNotifications,
+  get: getNotification,
+  save(rows, patched) {
+    rows[rows.findIndex((s) => s._id === patched._id)] = patched;
+  },
+};
+
+export interface ServiceOptions {
+  /** What the fault changes; the rest is the model's. */
+  operations?: Partial<Operations>;
+  /** False to answer a retried idempotency key as a new request (no replay). */
+  idempotency?: boolean;
+}
+
+export interface ModelService {
+  baseUrl: string;
+  /** Keys of the two environments. */
+  apiKey: string;
+  otherApiKey: string;
+  data: { subscribers: Subscriber[]; notifications: Notification[] };
+  close(): Promise<void>;
+}
+
+const environments = { "key-production": "e00000000000000000000001", "key-development": "e00000000000000000000002" };
+/** History the environments may read: 60 days, so that the list answers 402 for an older window. */
+const retentionDays = 60;
+
+/** Two environments' data from the factories, with ties on timestamps and a few deleted subscribers. */
+export function serviceData(): ModelService["data"] {
+  const subscribers: Subscriber[] = [];
+  const notifications: Notification[] = [];
+  for (const [index, environmentId] of Object.values(environments).entries()) {
+    const make = createFactories({ seed: 31 + index, now: "2026-11-20T00:00:00.000Z" });
+    const theirs = make.subscribers(60).map((s, i) => ({
+      ...s,
+      _environmentId: environmentId,
+      deleted: i % 17 === 5,
+      // Pairs of subscribers created and updated at the same instant: the _id decides their order.
+      ...(i % 2 === 1 && { createdAt: subscribers.at(-1)?.createdAt ?? s.createdAt }),
+    }));
+    for (const s of theirs) subscribers.push(s);
+    const sent = make.notifications(240, undefined, theirs).map((n, i, all) => ({
+      ...n,
+      _environmentId: environmentId,
+      ...(i % 3 === 2 && { createdAt: (all[i - 1] as Notification).createdAt }),
+    }));
+    notifications.push(...sent);
+  }
+  return { subscribers, notifications };
+}
+
+/** The service on a random loopback port. */
+export async function startModelService(options: ServiceOptions = {}): Promise<ModelService> {
+  const ops: Operations = { ...modelOperations, ...options.operations };
+  const data = serviceData();
+  const now = () => new Date();
+  const envOf = (auth: AuthContext) => auth.environmentId;
+  const handlers: Handlers = {
+    searchSubscribers: handler("searchSubscribers", async ({ query }, { auth, errors }) => {
+      const answer = ops.search(ops.scope(data.subscribers, envOf(auth), "search"), query);
+      if (answer.status !== 200) throw errors.badRequest(answer.message);
+      return { status: 200, body: answer.body };
+    }),
+    patchSubscriber: handler("patchSubscriber", async ({ path, body }, { auth, errors }) => {
+      const rows = ops.scope(data.subscribers, envOf(auth), "patch");
+      const answer = ops.patch(rows, path.subscriberId, body, now());
+      if (answer.status === 422) throw errors.validation(answer.errors ?? {});
+      if (answer.status !== 200) throw errors.notFound(answer.message);
+      if (answer.changed) ops.save(data.subscribers, answer.body);
+      return { status: 200, body: answer.body };
+    }),
+    listNotifications: handler("listNotifications", async ({ query }, { auth, errors }) => {
+      const answer: Answer<unknown> = ops.list(
+        ops.scope(data.notifications, envOf(auth), "list"),
+        ops.scope(data.subscribers, envOf(auth), "list"),
+        query,
+        { retentionDays },
+      );
+      if (answer.status === 402) throw errors.paymentRequired(answer.message);
+      if (answer.status !== 200) throw errors.badRequest(answer.message);
+      return { status: 200, body: answer.body as never };
+    }),
+    getNotification: handler("getNotification", async ({ path }, { auth, errors }) => {
+      const answer = ops.get(ops.scope(data.notifications, envOf(auth), "get"), path.notificationId);
+      if (answer.status !== 200) throw errors.notFound(answer.message);
+      return { status: 200, body: answer.body };
+    }),
+  };
+  const silent = { info() {}, warn() {}, error() {} };
+  const app = createApp({
+    handlers,
+    logger: silent,
+    validateResponses: false,
+    // This project's Services is the reference server's (its store); these handlers use none of it.
+    services: () => ({}) as never,
+    authenticate: ({ apiKey }) => {
+      const environmentId = (environments as Record<string, string>)[apiKey];
+      if (!environmentId) return undefined;
+      return {
+        environmentId,
+        organizationId: "0000000000000000000000aa",
+        name: apiKey,
+        retentionDays,
+        effectiveRetentionDays: retentionDays,
+      };
+    },
+    idempotency: {
+      store: options.idempotency === false ? neverReplays() : new MemoryIdempotencyStore(),
+      scope: (caller) => caller.auth.environmentId,
+    },
+  });
+  const server = createHttpServer(app, {}, silent).listen(0, "127.0.0.1");
+  await new Promise<void>((resolve) => server.once("listening", resolve));
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    apiKey: "key-production",
+    otherApiKey: "key-development",
+    data,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** An idempotency store that holds keys but never finds a stored answer: every retry is applied again. */
+function neverReplays(): MemoryIdempotencyStore {
+  const store = new MemoryIdempotencyStore();
+  const session = store.session.bind(store);
+  store.session = (scope, key, work) => session(scope, key, (held) => work({ ...held, find: async () => undefined }));
+  return store;
+}
