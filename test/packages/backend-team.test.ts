@@ -36,6 +36,8 @@ const app = join(work, "notifications-api");
 /** Where the conformance command is installed: what `npx @novu-query/conformance` puts in npx's cache. */
 const tools = join(work, "tools");
 const apiKey = "conformance-key";
+/** A key of the app's second environment: the isolation rules read and patch across the two. */
+const otherApiKey = "conformance-other-key";
 const timings: Record<string, number> = {};
 
 /** The app's server under a Node, on a free port, with the test's API key; resolves once it listens. */
@@ -43,7 +45,7 @@ async function startApp(node: string): Promise<{ process: StartedProcess; baseUr
   const started = await startProcess(
     node,
     [join(app, "dist", "server.js")],
-    { cwd: app, env: { PORT: "0", API_KEYS: `${apiKey}:production` } },
+    { cwd: app, env: { PORT: "0", API_KEYS: `${apiKey}:production,${otherApiKey}:development` } },
     (log) => /on http:\/\/\S+:\d+\n/.test(log),
   );
   return { process: started, baseUrl: started.output().match(/on (http:\/\/\S+:\d+)/)?.[1] ?? "" };
@@ -51,7 +53,7 @@ async function startApp(node: string): Promise<{ process: StartedProcess; baseUr
 
 function conformance(node: string, baseUrl: string) {
   const command = join(tools, "node_modules", ".bin", "novu-query-conformance");
-  return run(node, [command, "--base-url", baseUrl, "--api-key", apiKey], tools);
+  return run(node, [command, "--base-url", baseUrl, "--api-key", apiKey, "--other-api-key", otherApiKey], tools);
 }
 
 /** The packages npm placed in an app, as its lock file lists them. */

@@ -1,0 +1,380 @@
+/**
+ * The reference store against the contract's model, on each driver: fast-check makes small data sets of two
+ * environments (ties on timestamps, nulls, Unicode, LIKE metacharacters, deleted subscribers, the same subscriberId
+ * and email in both environments) and queries over them; the store's answer and the model's must be equal as a
+ * whole. A failure shrinks to a minimal data set and query. Runs under the one FUZZ_RUNS budget.
+ */
+
+import {
+  listNotifications,
+  listWindow,
+  type NotificationListQuery,
+  patchSubscriber,
+  type SubscriberSearchQuery,
+  searchSubscribers,
+} from "@novu-query/contract/model";
+import type { Notification, Subscriber } from "@novu-query/contract/types";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertNotifications, insertSubscribers, insertWorkflows } from "../../server/store/bulk-insert.js";
+import type { NotificationRow, SubscriberRow } from "../../server/store/rows.js";
+import type { Store } from "../../server/store/store.js";
+import { toSubscriber } from "../../server/store/subscribers.js";
+import { drivers, emptyStores } from "../support/databases.js";
+import { fuzzParameters } from "../support/fuzz-budget.js";
+
+const channelTypes = ["in_app", "email", "sms", "chat", "push"] as const;
+const severities = ["high", "medium", "low", "none"] as const;
+/** A few instants, so that rows tie on them. */
+const instants = [
+  "2026-09-01T00:00:00.000Z",
+  "2026-09-01T00:00:00.001Z",
+  "2026-10-15T12:30:00.000Z",
+  "2026-11-01T00:00:00.000Z",
+];
+/** Text with the characters that trip substring search: case, LIKE metacharacters, a backslash, non-ASCII letters. */
+const texts = ["ana", "Ana", "ANA.b", "b%c", "d_e", "x\\y", "Ünïcødé", "straße", "ǅemal", "日本", "o'neil", ""];
+const textArb = fc.oneof(
+  fc.constantFrom(...texts),
+  fc.string({ maxLength: 6 }),
+  fc.string({ unit: "grapheme", maxLength: 4 }),
+);
+const nullable = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: null, freq: 4 });
+
+interface DataSet {
+  subscribers: {
+    subscriberId: string;
+    firstName: string | null;
+    lastName: string | null;
+    email: string | null;
+    phone: string | null;
+    deleted: boolean;
+    createdAt: string;
+    updatedAt: string;
+  }[];
+  notifications: {
+    subscriber: number;
+    channels: (typeof channelTypes)[number][];
+    severity: (typeof severities)[number] | null;
+    template: number | null;
+    transactionId: string;
+    topicKey: string | null;
+    createdAt: string;
+  }[];
+}
+
+const dataSetArb: fc.Arbitrary<DataSet> = fc.record({
+  subscribers: fc.uniqueArray(
+    fc.record({
+      subscriberId: fc.constantFrom("u1", "u2", "U1", "u%", "u_3", "ü4", "u5", "u6"),
+      firstName: nullable(textArb),
+      lastName: nullable(textArb),
+      email: nullable(fc.tuple(textArb, fc.constantFrom("@x.io", "@X.io", "@y.de", "")).map(([a, b]) => a + b)),
+      phone: nullable(fc.constantFrom("+4930123", "+4930999", "030-12%", "555_01")),
+      deleted: fc.integer({ min: 0, max: 5 }).map((n) => n === 0),
+      createdAt: fc.constantFrom(...instants),
+      updatedAt: fc.constantFrom(...instants),
+    }),
+    // Live subscriberIds are unique in an environment; a deleted one may repeat a live one's.
+    { maxLength: 10, selector: (s) => (s.deleted ? JSON.stringify(s) : s.subscriberId) },
+  ),
+  notifications: fc.array(
+    fc.record({
+      subscriber: fc.nat(),
+      channels: fc.uniqueArray(fc.constantFrom(...channelTypes), { maxLength: 3 }),
+      severity: fc.option(fc.constantFrom(...severities), { nil: null }),
+      template: fc.option(fc.nat(1), { nil: null }),
+      transactionId: fc.constantFrom("t1", "t2", "T1", "t%"),
+      topicKey: fc.option(fc.constantFrom("news", "News", "ops"), { nil: null }),
+      createdAt: fc.constantFrom(...instants),
+    }),
+    { maxLength: 14 },
+  ),
+});
+
+let idCounter = 0;
+/** A fresh ObjectId-shaped id (24 hexadecimal characters), in creation order. */
+function newId(): string {
+  idCounter += 1;
+  return `6b${process.pid.toString(16).padStart(6, "0")}${idCounter.toString(16).padStart(16, "0")}`;
+}
+
+interface Environment {
+  id: string;
+  subscribers: Subscriber[];
+  notifications: Notification[];
+}
+
+/** Writes a data set into a new environment and returns its rows as the API shows them. */
+async function writeEnvironment(store: Store, data: DataSet, name: string): Promise<Environment> {
+  const environment = await store.access.ensureEnvironment(`${name}-${newId()}`);
+  const { environmentId, organizationId } = environment;
+  const workflows = [0, 1].map(() => newId());
+  await insertWorkflows(
+    store.db,
+    workflows.map((id, i) => ({
+      id,
+      environment_id: environmentId,
+      name: `Workflow ${i}`,
+      identifier: `workflow-${i}`,
+      origin: "novu-cloud",
+      steps: ["email"],
+      severity: null,
+      tags: [],
+      variables: [],
+    })),
+  );
+  const subscriberRows: SubscriberRow[] = data.subscribers.map((s) => ({
+    id: newId(),
+    environment_id: environmentId,
+    organization_id: organizationId,
+    subscriber_id: s.subscriberId,
+    first_name: s.firstName,
+    last_name: s.lastName,
+    email: s.email,
+    phone: s.phone,
+    avatar: null,
+    locale: null,
+    timezone: null,
+    channels: [],
+    topics: [],
+    is_online: null,
+    last_online_at: null,
+    version: 0,
+    data: null,
+    deleted: s.deleted,
+    created_at: s.createdAt,
+    updated_at: s.updatedAt,
+  }));
+  await insertSubscribers(store.db, subscriberRows);
+  const notificationRows: NotificationRow[] =
+    subscriberRows.length === 0
+      ? []
+      : data.notifications.map((n) => ({
+          id: newId(),
+          environment_id: environmentId,
+          organization_id: organizationId,
+          subscriber_id: (subscriberRows[n.subscriber % subscriberRows.length] as SubscriberRow).id,
+          transaction_id: n.transactionId,
+          template_id: n.template === null ? (null as unknown as string) : (workflows[n.template] as string),
+          digested_notification_id: null,
+          channels: n.channels,
+          severity: n.severity,
+          topic_keys: n.topicKey === null ? [] : [n.topicKey],
+          created_at: n.createdAt,
+          updated_at: n.createdAt,
+          details: { jobs: [], ...(n.topicKey !== null && { topics: [{ _topicId: newId(), topicKey: n.topicKey }] }) },
+        }));
+  await insertNotifications(store.db, notificationRows);
+  const notifications: Notification[] = [];
+  for (const row of notificationRows) {
+    const shown = await store.notifications.get(environmentId, row.id);
+    expect(shown, `notification ${row.id} as stored`).toBeDefined();
+    notifications.push(shown as Notification);
+  }
+  return {
+    id: environmentId,
+    subscribers: subscriberRows.map((row) =>
+      toSubscriber({
+        ...row,
+        last_online_at: null,
+        created_at: new Date(row.created_at),
+        updated_at: new Date(row.updated_at),
+      }),
+    ),
+    notifications,
+  };
+}
+
+/** Query values drawn from what the data holds (so that filters match), and a few that match nothing. */
+function termsOf(values: (string | null)[]): fc.Arbitrary<string> {
+  const found = values.filter((v): v is string => !!v);
+  const cuts = found.flatMap((v) => {
+    const chars = [...v];
+    return [v, v.toUpperCase(), chars.slice(0, 2).join(""), chars.slice(1, 4).join("")].filter((cut) => cut !== "");
+  });
+  return cuts.length
+    ? fc.oneof(fc.constantFrom(...cuts), fc.constantFrom("%", "_", "\\", "zz"))
+    : fc.constantFrom("%", "zz");
+}
+
+function searchQueryArb(mine: Environment, theirs: Environment): fc.Arbitrary<SubscriberSearchQuery> {
+  const ids = [...mine.subscribers, ...theirs.subscribers].map((s) => s._id);
+  const cursor = ids.length
+    ? fc.oneof(fc.constantFrom(...ids), fc.constant("ffffffffffffffffffffffff"))
+    : fc.constant("ffffffffffffffffffffffff");
+  const filters = {
+    email: termsOf(mine.subscribers.map((s) => s.email)),
+    phone: termsOf(mine.subscribers.map((s) => s.phone)),
+    name: termsOf(mine.subscribers.map((s) => `${s.firstName ?? ""} ${s.lastName ?? ""}`)),
+    subscriberId: fc.constantFrom("u1", "U1", "u%", "ü4", "u5"),
+  };
+  const paging = fc.record(
+    {
+      orderBy: fc.constantFrom("_id", "createdAt", "updatedAt") as fc.Arbitrary<"_id" | "createdAt" | "updatedAt">,
+      orderDirection: fc.constantFrom("ASC", "DESC") as fc.Arbitrary<"ASC" | "DESC">,
+      includeCursor: fc.boolean(),
+      limit: fc.integer({ min: 1, max: 4 }),
+    },
+    { requiredKeys: [] },
+  );
+  const cursorArb = fc.option(fc.tuple(fc.constantFrom("after", "before"), cursor), { nil: undefined, freq: 2 });
+  return fc
+    .tuple(someOf(filters, 2), paging, cursorArb)
+    .map(([chosen, page, at]) => ({ ...chosen, ...page, ...(at && { [at[0]]: at[1] }) }));
+}
+
+/** At most `max` of the arbitraries' keys, each with a value of its arbitrary: a query with a few filters at once. */
+function someOf<T extends Record<string, unknown>>(
+  arbitraries: { [K in keyof T]: fc.Arbitrary<T[K]> },
+  max: number,
+): fc.Arbitrary<Partial<T>> {
+  const keys = Object.keys(arbitraries) as (keyof T & string)[];
+  return fc
+    .subarray(keys, { maxLength: max })
+    .chain((chosen) =>
+      fc.record(Object.fromEntries(chosen.map((key) => [key, arbitraries[key]])) as never),
+    ) as fc.Arbitrary<Partial<T>>;
+}
+
+function listQueryArb(mine: Environment, theirs: Environment): fc.Arbitrary<NotificationListQuery> {
+  const subscribers = [...mine.subscribers, ...theirs.subscribers];
+  const emails = subscribers.map((s) => s.email).filter((e): e is string => !!e);
+  const around = instants.flatMap((at) => [
+    at,
+    new Date(Date.parse(at) - 1).toISOString(),
+    new Date(Date.parse(at) + 1).toISOString(),
+  ]);
+  const filters = {
+    channels: fc.uniqueArray(fc.constantFrom(...channelTypes), { minLength: 1, maxLength: 2 }),
+    severity: fc.uniqueArray(fc.constantFrom(...severities), { minLength: 1, maxLength: 2 }),
+    templates: fc
+      .constant([...new Set(mine.notifications.map((n) => n._templateId).filter((t): t is string => !!t))].slice(0, 1))
+      .map((t) => (t.length > 0 ? t : ["ffffffffffffffffffffffff"])),
+    transactionId: fc.constantFrom("t1", "T1", "t%"),
+    topicKey: fc.constantFrom("news", "News", "ops"),
+    emails: emails.length
+      ? fc.uniqueArray(fc.constantFrom(...emails, "nobody@x.io"), { minLength: 1, maxLength: 2 })
+      : fc.constant<string[]>(["nobody@x.io"]),
+    subscriberIds: fc.uniqueArray(fc.constantFrom("u1", "U1", "u%", "ü4", "u6"), { minLength: 1, maxLength: 2 }),
+    search: termsOf(subscribers.map((s) => s.email)),
+    after: fc.constantFrom(...around),
+    before: fc.constantFrom(...around),
+  };
+  const paging = fc.record(
+    { page: fc.integer({ min: 0, max: 3 }), limit: fc.integer({ min: 1, max: 5 }) },
+    { requiredKeys: [] },
+  );
+  return fc.tuple(someOf(filters, 3), paging).map(([chosen, page]) => ({ ...chosen, ...page }));
+}
+
+/** How many compared answers had rows: a property whose queries all answer empty pages would prove nothing. */
+class Tally {
+  private compared = 0;
+  private withRows = 0;
+  count(rows: number): void {
+    this.compared += 1;
+    if (rows > 0) this.withRows += 1;
+  }
+  expectMostlyRows(): void {
+    expect(this.compared).toBeGreaterThan(0);
+    expect(this.withRows / this.compared, `${this.withRows} of ${this.compared} answers had rows`).toBeGreaterThan(0.2);
+  }
+}
+
+const withSearchDefaults = (q: SubscriberSearchQuery) => ({
+  limit: 10,
+  orderBy: "_id" as const,
+  orderDirection: "DESC" as const,
+  includeCursor: false,
+  ...q,
+});
+
+describe.each(drivers)("the store against the model (%s)", (driver) => {
+  const stores = emptyStores(driver);
+  let store: Store;
+  beforeAll(async () => {
+    store = await stores.fresh();
+    await store.partitions.ensure(new Date("2026-08-01T00:00:00Z"), new Date("2026-12-01T00:00:00Z"));
+  });
+  afterAll(() => stores.closeAll());
+
+  /** Two environments of one data set each; the first is the one queried. */
+  const environments = fc.tuple(dataSetArb, dataSetArb);
+
+  it("searches subscribers as the model does", async () => {
+    const tally = new Tally();
+    await fc.assert(
+      fc.asyncProperty(environments, async ([a, b]) => {
+        const mine = await writeEnvironment(store, a, "mine");
+        const theirs = await writeEnvironment(store, b, "theirs");
+        await fc.assert(
+          fc.asyncProperty(searchQueryArb(mine, theirs), async (query) => {
+            const expected = searchSubscribers(mine.subscribers, query);
+            if (expected.status !== 200) return;
+            const received = await store.subscribers.search(mine.id, withSearchDefaults(query));
+            expect(received, JSON.stringify(query)).toEqual(expected.body);
+            tally.count(expected.body.data.length);
+          }),
+          { numRuns: 8 },
+        );
+      }),
+      fuzzParameters(500, undefined, 15),
+    );
+    tally.expectMostlyRows();
+  }, 600_000);
+
+  it("lists notifications as the model does", async () => {
+    const tally = new Tally();
+    await fc.assert(
+      fc.asyncProperty(environments, async ([a, b]) => {
+        const mine = await writeEnvironment(store, a, "mine");
+        const theirs = await writeEnvironment(store, b, "theirs");
+        const now = new Date("2026-11-20T00:00:00.000Z");
+        await fc.assert(
+          fc.asyncProperty(listQueryArb(mine, theirs), async (query) => {
+            const expected = listNotifications(mine.notifications, mine.subscribers, query, { now });
+            const window = listWindow(query, { now });
+            if (expected.status !== 200 || "status" in window) return;
+            const received = await store.notifications.list(mine.id, { page: 0, limit: 10, ...query, ...window });
+            expect(received, JSON.stringify(query)).toEqual(expected.body);
+            tally.count(expected.body.data.length);
+          }),
+          { numRuns: 8 },
+        );
+      }),
+      fuzzParameters(500, undefined, 15),
+    );
+    tally.expectMostlyRows();
+  }, 600_000);
+
+  it("patches a subscriber as the model does, in its own environment only", async () => {
+    const body = fc.record(
+      {
+        firstName: nullable(textArb),
+        lastName: nullable(textArb),
+        email: nullable(fc.constantFrom("a@x.io", "A@x.io")),
+        phone: nullable(fc.constantFrom("+4930123", "1")),
+        data: nullable(fc.dictionary(fc.constantFrom("a", "b", "ü"), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 })),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(environments, body, fc.constantFrom("u1", "U1", "u%", "ü4", "u5"), async ([a, b], patch, id) => {
+        const mine = await writeEnvironment(store, a, "mine");
+        const theirs = await writeEnvironment(store, b, "theirs");
+        const received = await store.subscribers.patch(mine.id, id, patch);
+        const expected = patchSubscriber(mine.subscribers, id, patch, new Date(received?.updatedAt ?? 0));
+        expect(received === undefined ? 404 : 200).toBe(expected.status);
+        if (expected.status === 200) expect(received).toEqual(expected.body);
+        const after = await store.subscribers.search(
+          theirs.id,
+          withSearchDefaults({ limit: 100, orderDirection: "ASC" }),
+        );
+        const unchanged = searchSubscribers(theirs.subscribers, { limit: 100, orderDirection: "ASC" });
+        expect(after).toEqual(unchanged.status === 200 ? unchanged.body : undefined);
+      }),
+      fuzzParameters(500, undefined, 15),
+    );
+  }, 600_000);
+});
