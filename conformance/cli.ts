@@ -18,9 +18,10 @@ const usage = `Usage: novu-query-conformance --base-url <url> --api-key <key> [o
   --requests-per-second <n>    the pace (default 50; 0: as fast as answered); a 429's Retry-After is waited out
   --read-limit <n>             subscribers and notifications the oracle reads (default 2000): past it, a window
   --seed <n>                   seeds the generated queries (default 1), to repeat a run exactly
+  --rule <id or prefix.>       only this rule (repeat for more; "search.filter." for a group), to rerun a failure
 `;
 
-let values: Record<string, string | boolean | undefined>;
+let values: Record<string, string | string[] | boolean | undefined>;
 try {
   ({ values } = parseArgs({
     options: {
@@ -32,6 +33,7 @@ try {
       "requests-per-second": { type: "string" },
       "read-limit": { type: "string" },
       seed: { type: "string" },
+      rule: { type: "string", multiple: true },
       help: { type: "boolean", short: "h" },
     },
   }));
@@ -70,6 +72,7 @@ const target = {
   requestsPerSecond: count("requests-per-second"),
   readLimit: count("read-limit"),
   seed: count("seed"),
+  only: values.rule as string[] | undefined,
 };
 
 process.stdout.write(`Conformance of ${baseUrl} (${level === "shape" ? "shape rules only" : "all rules"})\n\n`);

@@ -35,14 +35,21 @@ export interface ConformanceReport {
  * `shape` runs the rules a static mock can pass; `behaviour` (the default) runs all of them.
  */
 export async function runConformance(
-  target: ConformanceTarget & { level?: Level },
+  target: ConformanceTarget & {
+    level?: Level;
+    /** Only these rules: ids (`list.filter.channels`) or prefixes ending in a dot (`search.filter.`). */
+    only?: string[] | undefined;
+  },
   onResult: (result: RuleResult) => void = () => {},
 ): Promise<ConformanceReport> {
   const level = target.level ?? "behaviour";
   const context = new ConformanceContext(target);
   const results: RuleResult[] = [];
   const started = Date.now();
-  for (const rule of rules.filter((candidate) => level === "behaviour" || candidate.level === "shape")) {
+  const chosen = (id: string) =>
+    !target.only || target.only.some((name) => (name.endsWith(".") ? id.startsWith(name) : id === name));
+  const selected = rules.filter((rule) => (level === "behaviour" || rule.level === "shape") && chosen(rule.id));
+  for (const rule of selected) {
     let result: RuleResult;
     context.notes.length = 0;
     if (rule.needsOtherKey && !target.otherApiKey) {
@@ -61,7 +68,7 @@ export async function runConformance(
     onResult(result);
   }
   // Only a full run can say which operations no rule covers (the shape level leaves the behaviour rules out).
-  if (level === "behaviour") {
+  if (level === "behaviour" && !target.only) {
     for (const id of context.coverage.missing()) {
       const { method, path } = operationTable[id];
       const result: RuleResult = {

@@ -8,9 +8,10 @@ import { type ConformanceReport, runConformance } from "../../conformance/run.js
 import { type ModelService, startModelService } from "../support/model-service.js";
 import { faults } from "./fault-catalogue.js";
 
-async function conformanceOf(service: ModelService): Promise<ConformanceReport> {
+/** The conformance run, all rules or only some (a fault is caught when a rule named after it fails). */
+async function conformanceOf(service: ModelService, only?: string[]): Promise<ConformanceReport> {
   const { baseUrl, apiKey, otherApiKey } = service;
-  return runConformance({ baseUrl, apiKey, otherApiKey, requestsPerSecond: 0 });
+  return runConformance({ baseUrl, apiKey, otherApiKey, requestsPerSecond: 0, only });
 }
 
 const failedRules = (report: ConformanceReport) =>
@@ -41,7 +42,9 @@ describe("the fault catalogue", () => {
   it.each(faults.map((fault) => [fault.id, fault] as const))("catches %s", async (_id, fault) => {
     const service = await startModelService(fault.service);
     try {
-      const report = await conformanceOf(service);
+      // The rules named after the fault only: a full run fails them just the same (the rules run one after
+      // another, each on the data as read), at a fraction of the time.
+      const report = await conformanceOf(service, fault.caughtBy);
       const failed = report.results.filter((r) => !r.passed && !r.todo && !r.skipped).map((r) => r.id);
       const named = failed.filter((id) =>
         fault.caughtBy.some((rule) => (rule.endsWith(".") ? id.startsWith(rule) : id === rule)),

@@ -319,7 +319,7 @@ describe.each(drivers)("the store against the model (%s)", (driver) => {
           { numRuns: 8 },
         );
       }),
-      fuzzParameters(500, undefined, 15),
+      fuzzParameters(300, undefined, 15),
     );
     tally.expectMostlyRows();
   }, 600_000);
@@ -343,7 +343,7 @@ describe.each(drivers)("the store against the model (%s)", (driver) => {
           { numRuns: 8 },
         );
       }),
-      fuzzParameters(500, undefined, 15),
+      fuzzParameters(300, undefined, 15),
     );
     tally.expectMostlyRows();
   }, 600_000);
@@ -374,7 +374,7 @@ describe.each(drivers)("the store against the model (%s)", (driver) => {
         const unchanged = searchSubscribers(theirs.subscribers, { limit: 100, orderDirection: "ASC" });
         expect(after).toEqual(unchanged.status === 200 ? unchanged.body : undefined);
       }),
-      fuzzParameters(500, undefined, 15),
+      fuzzParameters(300, undefined, 15),
     );
   }, 600_000);
 });

@@ -101,7 +101,7 @@ export async function startModelService(options: ServiceOptions = {}): Promise<M
   const data = serviceData();
   const now = () => new Date();
   const envOf = (auth: AuthContext) => auth.environmentId;
-  const handlers: Handlers = {
+  const handlers: Partial<Handlers> = {
     searchSubscribers: handler("searchSubscribers", async ({ query }, { auth, errors }) => {
       const answer = ops.search(ops.scope(data.subscribers, envOf(auth), "search"), query);
       if (answer.status !== 200) throw errors.badRequest(answer.message);
