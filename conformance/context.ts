@@ -117,7 +117,7 @@ export class ConformanceContext {
       const response = await globalThis.fetch(request.clone());
       const retryAfter = Number(response.headers.get("retry-after"));
       if (response.status === 429 && attempt < rateLimitRetries && Number.isFinite(retryAfter)) {
-        await response.body?.cancel();
+        await response.arrayBuffer();
         const waitMs = Math.min(60, Math.max(retryAfter, 0.1)) * 1000;
         this.traffic.rateLimitedMs += waitMs;
         await new Promise((resolve) => setTimeout(resolve, waitMs));

@@ -10,6 +10,7 @@ import {
   type NotificationListQuery,
   type SubscriberSearchQuery,
   searchedName,
+  searchSubscribers,
 } from "@novu-query/contract/model";
 import { type ConformanceContext, check, checkEqual, type Rule, RuleFailure } from "./context.js";
 import { expectList, expectSearch, Random, type Snapshot, snapshotOf } from "./oracle.js";
@@ -249,6 +250,24 @@ export const oracleRules: Rule[] = [
     },
   },
   {
+    id: "search.cursor.edges",
+    level: "behaviour",
+    text: "after the last row of an order, and before its first, is an empty page with next and previous null",
+    async run(c) {
+      const snapshot = await snapshotOf(c);
+      if (!snapshot.subscribersComplete) return;
+      for (const [orderBy, orderDirection] of orders) {
+        const all = searchSubscribers(snapshot.subscribers, { orderBy, orderDirection, limit: 100 });
+        const rows = all.status === 200 ? all.body.data : [];
+        const first = need(rows[0], "a subscriber");
+        const last = rows.at(-1) as Subscriber;
+        await expectSearch(c, snapshot, { orderBy, orderDirection, limit: 3, after: last._id });
+        await expectSearch(c, snapshot, { orderBy, orderDirection, limit: 3, before: first._id });
+        await expectSearch(c, snapshot, { orderBy, orderDirection, limit: 3, before: first._id, includeCursor: true });
+      }
+    },
+  },
+  {
     id: "search.count",
     level: "behaviour",
     text: "totalCount counts every match whatever the cursor and the limit, as the model says (capped at 50,000)",
@@ -455,14 +474,23 @@ export const oracleRules: Rule[] = [
     text: "An after before the retention window is 402 naming its first day, and that day itself is accepted (unlimited: 200)",
     async run(c) {
       const response = await c.raw("/v1/notifications?after=1970-01-01T00:00:00.000Z&limit=1");
-      if (response.status === 200) return;
+      if (response.status === 200) {
+        // Unlimited: the whole history is what the list shows without after.
+        await response.arrayBuffer();
+        const snapshot = await snapshotOf(c);
+        if (snapshot.notificationsComplete) {
+          await expectList(c, snapshot, { after: "1970-01-01T00:00:00.000Z", limit: 50 });
+          await expectList(c, snapshot, { after: "1970-01-01T00:00:00.000Z", limit: 50, page: 1 });
+        }
+        return;
+      }
       const body = await c.expectError(response, 402);
       const day = /(\d{4}-\d{2}-\d{2})\.$/.exec(body.message)?.[1];
       check(day, `the 402 message does not end with the first day: ${body.message}`);
       checkEqual(body.message, messages.retentionExceeded(day), "the 402 message");
       const first = await c.raw(`/v1/notifications?after=${day}T00:00:00.000Z&limit=1`);
       check(first.status === 200, `after=${day}T00:00:00.000Z (the first day) answered ${first.status}`);
-      await first.body?.cancel();
+      await first.arrayBuffer();
       const earlier = new Date(Date.parse(`${day}T00:00:00.000Z`) - 1).toISOString();
       await c.expectError(await c.raw(`/v1/notifications?after=${earlier}&limit=1`), 402);
       // Without after, the list starts at the window: nothing older is listed.

@@ -170,10 +170,10 @@ export function pageDifferences<Row extends { _id: string }>(
   compareRows: boolean,
 ): string[] {
   const differences: string[] = [];
-  const [e, r] = [expected.map((row) => row._id), received.map((row) => row._id)];
-  if (e.join() !== r.join()) {
+  const [e, r] = [expected.map((row) => row?._id), received.map((row) => row?._id)];
+  if (e.length !== r.length || e.some((id, index) => id !== r[index])) {
     const at = e.findIndex((id, index) => id !== r[index]);
-    const index = at < 0 ? e.length : at;
+    const index = at < 0 ? Math.min(e.length, r.length) : at;
     differences.push(
       `data: expected ${e.length} rows, received ${r.length}; first difference at row ${index}: expected ${
         e[index] ?? "no row"

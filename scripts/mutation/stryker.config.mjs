@@ -5,11 +5,35 @@ export default {
   testRunner: "vitest",
   plugins: ["@stryker-mutator/vitest-runner"],
   vitest: { configFile: "scripts/mutation/vitest.config.ts" },
-  mutate: ["client/model/*.ts", "!client/model/index.ts", "!client/model/messages.ts", "!client/model/answers.ts"],
+  // The model's semantics; not the catalogue of messages, the answer types, or the idempotency fingerprint (the
+  // skeleton hashes it, from its built copy).
+  mutate: [
+    "client/model/*.ts",
+    "!client/model/index.ts",
+    "!client/model/messages.ts",
+    "!client/model/answers.ts",
+    "!client/model/idempotency.ts",
+  ],
   coverageAnalysis: "perTest",
   concurrency: 2,
   timeoutMS: 30_000,
   reporters: ["clear-text", "progress", "json"],
   jsonReporter: { fileName: "reports/mutation/mutation.json" },
   tempDirName: ".stryker-tmp",
+  // The sandbox holds only what the one test reads: the model's source, the service and this folder (the packages
+  // come built, through node_modules).
+  ignorePatterns: [
+    "/*",
+    "!/client",
+    "/client/dist",
+    "!/generated",
+    "!/test",
+    "/test/*",
+    "!/test/support",
+    "!/scripts",
+    "/scripts/*",
+    "!/scripts/mutation",
+    "!/package.json",
+    "!/tsconfig.json",
+  ],
 };

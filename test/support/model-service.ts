@@ -92,7 +92,23 @@ export function serviceData(): ModelService["data"] {
     }));
     notifications.push(...sent);
   }
-  return { subscribers, notifications };
+  // Stored in no particular order, as a table is: no order of the arrays may stand in for the contract's.
+  return { subscribers: shuffled(subscribers), notifications: shuffled(notifications) };
+}
+
+/** The rows in a fixed pseudo-random order. */
+function shuffled<T>(rows: T[]): T[] {
+  let state = 7;
+  const next = () => {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    return state / 2 ** 32;
+  };
+  const copy = [...rows];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
+  }
+  return copy;
 }
 
 /** The service on a random loopback port. */
