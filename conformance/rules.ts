@@ -213,7 +213,7 @@ const requestRules: Rule[] = [
   {
     id: "patch.read-back",
     level: "behaviour",
-    text: "A PATCH of every field answers what the model says, a search reads the same back, and so does putting the old values back",
+    text: "A PATCH of every field answers what the model says and a search reads the same back; so do null for every field, and the old values back",
     async run(c) {
       const before = await patchTarget(c);
       const n = Date.now() % 100_000;
@@ -230,8 +230,9 @@ const requestRules: Rule[] = [
       const restore = Object.fromEntries(
         Object.keys(changes).map((field) => [field, before[field as keyof PatchSubscriberRequest]]),
       ) as PatchSubscriberRequest;
+      const cleared = Object.fromEntries(Object.keys(changes).map((field) => [field, null])) as PatchSubscriberRequest;
       let current = before;
-      for (const body of [changes, restore]) {
+      for (const body of [changes, cleared, restore]) {
         const request = `PATCH /v2/subscribers/${before.subscriberId} ${JSON.stringify(body).slice(0, 80)}`;
         const { data, response } = await patch(c, before.subscriberId, body);
         check(response.status === 200 && data, `${request} answered ${response.status}`);

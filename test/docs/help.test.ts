@@ -22,6 +22,7 @@ const commands: [string, string[]][] = [
   ["npm run bench:data", tsx("bench/data.ts", "--help")],
   ["npm run bench:startup", tsx("bench/startup.ts", "--help")],
   ["npm run soak", tsx("bench/soak.ts", "--help")],
+  ["npm run mutation (its report)", tsx("scripts/mutation/report.ts", "--help")],
 ];
 
 function run([command, ...args]: string[]): Promise<{ status: number | null; output: string }> {
