@@ -104,7 +104,9 @@ describe("adding operations to the contract (in a temporary copy of the reposito
         "--reporter=verbose",
         "test/contract",
         "test/server/scaffold.test.ts",
-        "test/conformance",
+        // The rules that iterate the operation table; the fault catalogue does not (its service answers 501 for an
+        // operation it lacks, as any implementation does).
+        "test/conformance/conformance.test.ts",
         "test/reliability/fuzz-operations.test.ts",
         "test/mock/msw.test.ts",
       ],
