@@ -361,7 +361,10 @@ const requestRules: Rule[] = [
         await c.raw(path, { method: "PATCH", headers: json, body: '{"timezone":"Mars/Olympus_Mons"}' }),
         422,
       );
-      check(zone.errors?.["body.timezone"], "errors has no body.timezone entry for the time zone Mars/Olympus_Mons");
+      const entry = zone.errors?.["body.timezone"];
+      check(entry, "errors has no body.timezone entry for the time zone Mars/Olympus_Mons");
+      check(entry.messages.length > 0 && entry.messages.every((m) => m.length > 0), "body.timezone has no message");
+      checkEqual(entry.value, "Mars/Olympus_Mons", "the value of body.timezone");
     },
   },
 
