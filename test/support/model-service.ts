@@ -111,10 +111,13 @@ function shuffled<T>(rows: T[]): T[] {
   return copy;
 }
 
+/** The data, made once per process: each service gets a copy of its own. */
+let cachedData: ModelService["data"] | undefined;
+
 /** The service on a random loopback port. */
 export async function startModelService(options: ServiceOptions = {}): Promise<ModelService> {
   const ops: Operations = { ...modelOperations, ...options.operations };
-  const data = serviceData();
+  const data = structuredClone((cachedData ??= serviceData()));
   const now = () => new Date();
   const envOf = (auth: AuthContext) => auth.environmentId;
   const handlers: Partial<Handlers> = {
