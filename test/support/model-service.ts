@@ -117,7 +117,8 @@ let cachedData: ModelService["data"] | undefined;
 /** The service on a random loopback port. */
 export async function startModelService(options: ServiceOptions = {}): Promise<ModelService> {
   const ops: Operations = { ...modelOperations, ...options.operations };
-  const data = structuredClone((cachedData ??= serviceData()));
+  cachedData ??= serviceData();
+  const data = structuredClone(cachedData);
   const now = () => new Date();
   const envOf = (auth: AuthContext) => auth.environmentId;
   const handlers: Partial<Handlers> = {
