@@ -159,7 +159,7 @@ export async function runServer(config: Config): Promise<void> {
     server.close(async () => {
       clearInterval(drain);
       clearInterval(cleanupTimer);
-      gramMerges?.stop();
+      await gramMerges?.stop();
       await opened.close();
       logger.info("stopped");
       process.exit(0);

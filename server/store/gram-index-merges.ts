@@ -28,13 +28,14 @@ export function mergeGramIndexesEvery(
   db: Kysely<Database>,
   intervalMs: number,
   onError: (error: unknown) => void,
-): { stop(): void } {
+): { stop(): Promise<void> } {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  let running: Promise<void> = Promise.resolve();
   const next = () => {
     if (stopped || intervalMs <= 0) return;
     timer = setTimeout(() => {
-      mergeGramIndexes(db).then(next, (error) => {
+      running = mergeGramIndexes(db).then(next, (error) => {
         if (!stopped) onError(error);
       });
     }, intervalMs);
@@ -42,9 +43,11 @@ export function mergeGramIndexesEvery(
   };
   next();
   return {
+    /** Stops the loop; resolves once a merge already under way has finished, so none runs after it. */
     stop() {
       stopped = true;
       clearTimeout(timer);
+      return running;
     },
   };
 }
