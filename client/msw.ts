@@ -493,17 +493,15 @@ export function createStatefulHandlers(options: StatefulOptions = {}): StatefulH
     http[operationTable[id].method](urlPattern(id, options.baseUrl), async ({ request, params }) => {
       const url = new URL(request.url);
       const key = (request.headers.get("authorization") ?? "").trim().split(/\s+/)[1] ?? "";
+      const environmentId = options.apiKeys && Object.hasOwn(options.apiKeys, key) ? options.apiKeys[key] : undefined;
       const known = options.apiKeys
-        ? Object.hasOwn(options.apiKeys, key)
+        ? environmentId !== undefined
         : options.apiKey === undefined || key === options.apiKey;
       const failed = authenticationFailure(request) ?? (known ? undefined : "UnauthorizedKeyNotFound");
       if (failed) return exampleResponse(id, url, { status: 401, example: failed });
       const refused = await requestFailure(id, request.clone(), params as Json, url);
       if (refused) return refused;
-      const caller: Caller = {
-        environmentId: options.apiKeys && Object.hasOwn(options.apiKeys, key) ? options.apiKeys[key] : undefined,
-      };
-      const kept = await answer(id, request, params as Json, url, caller);
+      const kept = await answer(id, request, params as Json, url, { environmentId });
       if (kept) return memoryResponse(kept, url);
       const success = (operationTable[id].statuses as readonly number[]).find((status) => status < 300) ?? 200;
       return exampleResponse(id, url, { status: success }, params as Json);
