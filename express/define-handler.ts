@@ -44,14 +44,19 @@ type FieldsOf<T, Shape, D extends number> = T extends readonly (infer E)[]
 /**
  * Defines the handler of one operation. The input, the context's error helpers and the answer are typed from the
  * spec, and the answer must be exact: a field the contract does not declare (`{ ...row, secret }`) does not compile,
- * even where TypeScript's own excess-property check does not look (a spread, a variable, a nested object).
+ * even where TypeScript's own excess-property check does not look (a spread, a variable, a nested object). The
+ * compiler's message names it (`not in the contract: body.secret`), in an editor and in tsc's output alike: the
+ * implementation is asked to also be an object with a property of that name, which no function is.
  */
 export function handler<K extends OperationId, R extends HandlerResult<K>>(
   _id: K,
-  implementation: (input: HandlerInput<K>, context: HandlerContext<K>) => Promise<R>,
-  ..._exact: [UndeclaredFields<R, HandlerResult<K>>] extends [never]
-    ? []
-    : [undeclaredFields: `not in the contract: ${UndeclaredFields<R, HandlerResult<K>>}`]
+  implementation: ((input: HandlerInput<K>, context: HandlerContext<K>) => Promise<R>) &
+    NoInfer<ExactAnswer<UndeclaredFields<R, HandlerResult<K>>>>,
 ): Handler<K> {
   return implementation;
 }
+
+/** Nothing to add when the answer is exact; else a property whose name says which fields are not in the contract. */
+type ExactAnswer<Undeclared extends string> = [Undeclared] extends [never]
+  ? unknown
+  : { [Name in `not in the contract: ${Undeclared}`]: Name };
