@@ -103,6 +103,24 @@ const requestRules: Rule[] = [
     },
   },
 
+  {
+    id: "errors.path",
+    level: "behaviour",
+    text: "An error's path is the URL as it was requested: the prefix the service is mounted under, the path and the query",
+    async run(c) {
+      for (const [path, status, authorization] of [
+        ["/v2/subscribers?limit=101&orderDirection=DESC", 422, undefined],
+        [`/v1/notifications/${"f".repeat(24)}?x=1`, 422, undefined],
+        ["/v1/notifications?limit=5", 401, null],
+      ] as const) {
+        const response = await c.raw(path, authorization === null ? { authorization } : {});
+        const requested = new URL(response.url);
+        const body = await c.expectError(response, status);
+        checkEqual(body.path, requested.pathname + requested.search, `path of the ${status} to GET ${path}`);
+      }
+    },
+  },
+
   // Search subscribers
   {
     id: "search.shape",

@@ -5,10 +5,12 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ErrorRequestHandler, RequestHandler, Response } from "express";
+import { contractMethodsAt } from "./contract-routes.js";
 import { ApiError, type ErrorBody, errorBody } from "./errors.js";
-import { fromBodyParser, fromValidator, isValidatorError } from "./library-errors.js";
+import { fromBodyParser, fromValidator, isValidatorError, responseMismatch } from "./library-errors.js";
 import { type Logger, loggerFor, stderrLogger } from "./logger.js";
 import { messages } from "./messages.js";
+import { operationOf } from "./request-metadata.js";
 
 // Sent as text, past the response validator: a scaffolded 501 is not a status the spec declares, and an error
 // answer must never turn into a second error. The error bodies are typed by ErrorDto and tested directly.
@@ -30,13 +32,30 @@ export function errorHandler(logger: Logger = stderrLogger): ErrorRequestHandler
     }
     if (!apiError || apiError.status === 500) {
       const errorId = randomUUID();
-      loggerFor(req, logger).error({ err: error, errorId }, "request failed");
+      const mismatch = responseMismatch(error);
+      if (mismatch) {
+        const operation = operationOf(req);
+        loggerFor(req, logger).error(
+          { errorId, operation, problems: mismatch },
+          `the ${operation} handler's answer does not match the contract: ${mismatch.join("; ")}`,
+        );
+      } else loggerFor(req, logger).error({ err: error, errorId }, "request failed");
       send(res.status(500), errorBody(new ApiError(500, messages.internal), req, errorId));
       return;
     }
     send(res.set(apiError.headers).status(apiError.status), errorBody(apiError, req));
   };
 }
+
+/**
+ * 405 with `Allow` for a contract path asked with a method the contract does not have there (the router passes such
+ * requests on, so that the host app may answer them); any other request passes on.
+ */
+export const methodNotAllowed: RequestHandler = (req, _res, next) => {
+  const allowed = contractMethodsAt(req.path);
+  if (allowed.length === 0) return next();
+  next(new ApiError(405, messages.methodNotAllowed(req.method, req.path), { Allow: allowed.join(", ") }));
+};
 
 /** 404 `Cannot GET /path` for a request no route answered, in the error shape. */
 export const notFound: RequestHandler = (req, _res, next) =>

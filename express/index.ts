@@ -10,8 +10,9 @@ export { Admission, type Cost, type CostOf, Limiter, type LimiterOptions, overlo
 export { type AppOptions, createApp } from "./app.js";
 export { type ApiKeyCredentials, type Authenticate, type Caller, hashApiKey } from "./authenticate.js";
 export { UndeclaredStatusError } from "./bind.js";
+export { isContractRequest } from "./contract-routes.js";
 export { handler, type UndeclaredFields } from "./define-handler.js";
-export { errorHandler, notFound } from "./error-handler.js";
+export { errorHandler, methodNotAllowed, notFound } from "./error-handler.js";
 export {
   ApiError,
   type ErrorBody,
@@ -52,4 +53,4 @@ export {
 } from "./operation-errors.js";
 export { type Decision, decide, policyHeader, type RateLimitStore, type RateLimits, type Take } from "./rate-limit.js";
 export { maxBodyDepth, unstorableText } from "./request-rules.js";
-export { createRouter, type RouterOptions } from "./router.js";
+export { type ContractRouter, createRouter, type RouterOptions } from "./router.js";

@@ -43,8 +43,8 @@ import type { Authenticate } from "@novu-query/express";
 declare module "@novu-query/express" {
   /** What \`authenticate\` returns for a valid key; every handler gets it as \`context.auth\`. */
   interface AuthContext {
-    /** The environment the key belongs to: scope every read and write to it. */
-    environment: string;
+    /** The environment the key belongs to: scope every read and write to it (idempotency keys are scoped by it too). */
+    environmentId: string;
   }
 }
 
@@ -57,8 +57,8 @@ const keys = new Map(
 );
 
 export const authenticate: Authenticate = ({ apiKey }) => {
-  const environment = keys.get(apiKey);
-  return environment === undefined ? undefined : { environment };
+  const environmentId = keys.get(apiKey);
+  return environmentId === undefined ? undefined : { environmentId };
 };
 `;
 

@@ -96,6 +96,36 @@ export function fromValidator(error: ValidatorError, req: Request): ApiError {
   }
 }
 
+/** `/response/data/0/secret` -> `body.data[0].secret`. */
+function answerField(path: string): string {
+  const segments = path
+    .replace(/^\/response\/?/, "")
+    .split("/")
+    .filter(Boolean)
+    .map(decodeSegment);
+  return segments.reduce(
+    (key, segment) => (/^\d+$/.test(segment) ? `${key}[${segment}]` : `${key}.${segment}`),
+    "body",
+  );
+}
+
+function answerProblem(issue: ValidatorIssue): string {
+  const field = answerField(issue.path);
+  if (issue.errorCode?.startsWith("additionalProperties")) return `${field} is not in the contract`;
+  if (issue.errorCode?.startsWith("required")) return `${field} is required by the contract and missing`;
+  return `${field} ${issue.message}`;
+}
+
+/**
+ * What a handler answered that the contract does not declare, in words that name each field (the validator's own
+ * message, `/response must NOT have additional properties`, does not): undefined for any other error.
+ */
+export function responseMismatch(error: unknown): string[] | undefined {
+  if (!isValidatorError(error) || error.status !== 500) return undefined;
+  const issues = error.errors.filter((issue) => issue.path.startsWith("/response"));
+  return issues.length > 0 ? issues.map(answerProblem) : undefined;
+}
+
 interface BodyParserError {
   type: string;
   status: number;

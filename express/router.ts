@@ -1,25 +1,26 @@
 /**
- * `createRouter(options)`: the whole request pipeline of the contract as one Express router, to mount at the root of
- * an app. It answers the contract's paths and passes every other request on: authentication, rate limiting, body
- * parsing, the request rules, validation against the bundled spec, the handlers bound by operationId, and Novu's
- * error bodies for every failure on the way.
+ * `createRouter(options)`: the whole request pipeline of the contract as one Express router, mounted like any other
+ * (`app.use(router)` or `app.use("/api", router)`). It claims the contract's method-and-path pairs and passes every
+ * other request on to the host app: authentication, rate limiting, body parsing, the request rules, validation
+ * against the bundled spec, the handlers bound by operationId, and Novu's error bodies for every failure on the way.
  */
 import spec from "@novu-query/contract/openapi.json" with { type: "json" };
-import { operationTable } from "@novu-query/contract/operations";
-import express, { type Request, type Router } from "express";
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Router } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import { Admission, type CostOf, type LimiterOptions } from "./admission.js";
 import { type Authenticate, apiKeyAuthentication, type Caller } from "./authenticate.js";
 import { bindAll, missingHandlers } from "./bind.js";
+import { isContractRequest } from "./contract-routes.js";
 import { errorHandler } from "./error-handler.js";
-import type { ApiError } from "./errors.js";
-import type { Handlers, Services } from "./handler-types.js";
+import { ApiError } from "./errors.js";
+import type { AuthContext, Handlers, Services } from "./handler-types.js";
 import { answerTimeout } from "./http-server.js";
 import { echoIdempotencyKey, type IdempotencyStore } from "./idempotency.js";
 import { type Logger, stderrLogger } from "./logger.js";
 import { MemoryRateLimitStore } from "./memory-rate-limit.js";
+import { messages } from "./messages.js";
 import { type RateLimitStore, rateLimit } from "./rate-limit.js";
-import { operationOf, pathPatternSource } from "./request-metadata.js";
+import { operationOf } from "./request-metadata.js";
 import { refuseUnstorableInput } from "./request-rules.js";
 
 type ServicesHook<Transaction> = (request: Request, transaction: Transaction | undefined) => Services;
@@ -33,11 +34,9 @@ interface PipelineOptions<Transaction> {
   logger?: Logger | undefined;
   /**
    * `idempotency-key` on PATCH, as Novu honours it; off unless given. `MemoryIdempotencyStore` is right for one
-   * instance; several need a store they share. `scope` says whose keys a request's key is among (default: its API key).
+   * instance; several need a store they share.
    */
-  idempotency?:
-    | { store: IdempotencyStore<Transaction>; ttlSeconds?: number; scope?: (caller: Caller) => string }
-    | undefined;
+  idempotency?: IdempotencyOptions<Transaction> | undefined;
   /** A token bucket per API key with Novu's RateLimit headers; off unless given. Default store: this process. */
   rateLimit?: { perMinute: number; burst?: number; store?: RateLimitStore } | undefined;
   /**
@@ -57,6 +56,35 @@ interface PipelineOptions<Transaction> {
   translateError?: ((error: unknown) => ApiError | undefined) | undefined;
 }
 
+interface IdempotencyStoreOptions<Transaction> {
+  store: IdempotencyStore<Transaction>;
+  /** How long an answer is kept for replay (default 86400, Novu's day). */
+  ttlSeconds?: number;
+}
+
+/** Whose keys a request's key is among: the same key in two scopes never meets. */
+type IdempotencyScope = (caller: Caller) => string;
+
+/**
+ * A key is scoped to the caller's environment, as the spec says: `AuthContext.environmentId`, which your
+ * `authenticate` returns. Without that field in your `AuthContext`, `scope` is required: say whose keys they are.
+ */
+type IdempotencyOptions<Transaction> = IdempotencyStoreOptions<Transaction> &
+  (AuthContext extends { environmentId: string }
+    ? { scope?: IdempotencyScope | undefined }
+    : { scope: IdempotencyScope });
+
+/** The default scope: the environment `authenticate` said the caller's key belongs to. */
+function environmentScope(caller: Caller): string {
+  const environmentId = (caller.auth as { environmentId?: unknown }).environmentId;
+  if (typeof environmentId !== "string" || environmentId === "") {
+    throw new Error(
+      "idempotency keys are scoped to the caller's environment, but authenticate returned no environmentId: return it, or pass idempotency.scope",
+    );
+  }
+  return environmentId;
+}
+
 /** `services` is required once your `Services` declares a field. */
 type ServicesOption<Transaction> =
   Partial<Services> extends Services
@@ -65,13 +93,30 @@ type ServicesOption<Transaction> =
 
 export type RouterOptions<Transaction = undefined> = PipelineOptions<Transaction> & ServicesOption<Transaction>;
 
-/** Matches the paths of the contract's operations, whatever the method. */
-function apiPathPattern(): RegExp {
-  const paths = Object.values(operationTable).map((entry) => pathPatternSource(entry.path));
-  return new RegExp(`^(?:${[...new Set(paths)].join("|")})/?$`);
+export type ContractRouter = Router & {
+  /**
+   * The contract's answers for errors raised before the router on the contract's requests (the host app's own
+   * `express.json()`: malformed JSON, a body over its limit), every other error passed on to the host's handler.
+   * Mount it right after the router, on the same path: `app.use("/api", router.errorHandler)`.
+   */
+  errorHandler: ErrorRequestHandler;
+};
+
+/**
+ * 413 for a body the host app parsed before the router (its own `express.json()`) that is larger than the
+ * contract's limit by its Content-Length; a body nobody read yet is the router's body parser's to measure.
+ */
+function bodyParsedWithin(limitBytes: number): RequestHandler {
+  return (req, _res, next) => {
+    const length = Number(req.headers["content-length"] ?? 0);
+    if (req.readableEnded && length > limitBytes) {
+      return next(new ApiError(413, messages.bodyTooLarge(Math.round(limitBytes / 1024))));
+    }
+    next();
+  };
 }
 
-export function createRouter<Transaction = undefined>(options: RouterOptions<Transaction>): Router {
+export function createRouter<Transaction = undefined>(options: RouterOptions<Transaction>): ContractRouter {
   const logger = options.logger ?? stderrLogger;
   const missing = missingHandlers(options.handlers);
   if (missing.length > 0) logger.warn({ operations: missing }, "no handler for these operations: they answer 501");
@@ -82,7 +127,7 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
     idempotency: idempotency && {
       store: idempotency.store,
       ttlSeconds: idempotency.ttlSeconds ?? 86_400,
-      scope: idempotency.scope ?? ((caller) => caller.keyHash),
+      scope: idempotency.scope ?? environmentScope,
     },
     admission: admission && {
       turns: new Admission({ all: admission.all, expensive: admission.expensive ?? admission.all }),
@@ -97,7 +142,9 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
     const { perMinute, burst = perMinute, store = new MemoryRateLimitStore() } = options.rateLimit;
     api.use(rateLimit(store, { perMinute, burst: Math.max(1, burst) }, logger));
   }
-  api.use(express.json({ limit: options.bodyLimitBytes ?? 102_400, strict: false }));
+  const bodyLimitBytes = options.bodyLimitBytes ?? 102_400;
+  api.use(bodyParsedWithin(bodyLimitBytes));
+  api.use(express.json({ limit: bodyLimitBytes, strict: false }));
   // Receiving a request too slowly is Node's 408 (createHttpServer); answering too slowly is this 503.
   api.use(answerTimeout(options.answerTimeoutMs ?? 30_000));
   if (idempotency) api.use(echoIdempotencyKey);
@@ -106,6 +153,9 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
     OpenApiValidator.middleware({
       // The validator annotates the document it is given: each router gets its own.
       apiSpec: structuredClone(spec) as never,
+      // Matched on the URL below the mount point, so that the router works under any prefix (`app.use("/api", ...)`);
+      // error bodies still give the whole URL as requested.
+      useRequestUrl: true,
       // Unknown query parameters are reported by request-rules.ts together with the other invalid inputs.
       validateRequests:
         options.validateRequests === false ? false : { allowUnknownQueryParameters: true, allErrors: true },
@@ -122,10 +172,13 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
     const id = operationOf(req);
     return id ? bound[id](req, res, next) : next();
   });
-  api.use(errorHandler(logger));
+  const answerError = errorHandler(logger);
+  api.use(answerError);
 
-  const apiPaths = apiPathPattern();
-  const router = express.Router();
-  router.use((req, res, next) => (apiPaths.test(req.path) ? api(req, res, next) : next()));
+  // Only the contract's method-and-path pairs: the host's other routes, HEAD and OPTIONS stay the host's.
+  const router = express.Router() as ContractRouter;
+  router.use((req, res, next) => (isContractRequest(req) ? api(req, res, next) : next()));
+  router.errorHandler = (error, req, res, next) =>
+    isContractRequest(req) ? answerError(error, req, res, next) : next(error);
   return router;
 }

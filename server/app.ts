@@ -10,6 +10,7 @@ import {
   type Handlers,
   MemoryRateLimitStore,
   messages,
+  methodNotAllowed,
   notFound,
   urlLengthLimit,
 } from "@novu-query/express";
@@ -104,7 +105,6 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
       idempotency: {
         store: new DatabaseIdempotencyStore(store),
         ttlSeconds: config.idempotencyTtlSeconds,
-        scope: (caller) => caller.auth.environmentId,
       },
       rateLimit:
         config.rateLimitPerMinute > 0
@@ -141,6 +141,7 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
   app.get("/openapi.json", (_req, res) => res.sendFile(specPath.pathname));
   app.get("/openapi.yaml", (_req, res) => res.type("application/yaml").sendFile(specYamlPath.pathname));
   app.get(["/docs", "/docs/"], docsSecurityHeaders, (_req, res) => res.sendFile(docsPath.pathname));
+  app.use(methodNotAllowed);
   app.use(notFound);
   app.use(errorHandler(logger));
   return app;

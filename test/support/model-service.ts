@@ -16,6 +16,7 @@ import {
 } from "@novu-query/contract/model";
 import type { Notification, Subscriber } from "@novu-query/contract/types";
 import {
+  type AppOptions,
   type AuthContext,
   createApp,
   createHttpServer,
@@ -23,6 +24,7 @@ import {
   handler,
   MemoryIdempotencyStore,
 } from "@novu-query/express";
+import type { Express } from "express";
 
 /** The model's operations as the service calls them; a fault replaces one with a version of its own. */
 export interface Operations {
@@ -56,6 +58,11 @@ export interface ServiceOptions {
   operations?: Partial<Operations>;
   /** False to answer a retried idempotency key as a new request (no replay). */
   idempotency?: boolean;
+  /**
+   * The app the service runs in, given the router's options: by default the skeleton's own `createApp`; a host app
+   * of the test's making mounts `createRouter(options)` where it likes. `basePath` is where (default: the root).
+   */
+  host?: { app: (options: AppOptions) => Express; basePath: string };
 }
 
 export interface ModelService {
@@ -153,7 +160,7 @@ export async function startModelService(options: ServiceOptions = {}): Promise<M
     }),
   };
   const silent = { info() {}, warn() {}, error() {} };
-  const app = createApp({
+  const routerOptions: AppOptions = {
     handlers,
     logger: silent,
     validateResponses: false,
@@ -170,15 +177,14 @@ export async function startModelService(options: ServiceOptions = {}): Promise<M
         effectiveRetentionDays: retentionDays,
       };
     },
-    idempotency: {
-      store: options.idempotency === false ? neverReplays() : new MemoryIdempotencyStore(),
-      scope: (caller) => caller.auth.environmentId,
-    },
-  });
+    // Scoped to `auth.environmentId`, the default.
+    idempotency: { store: options.idempotency === false ? neverReplays() : new MemoryIdempotencyStore() },
+  };
+  const app = options.host ? options.host.app(routerOptions) : createApp(routerOptions);
   const server = createHttpServer(app, {}, silent).listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", resolve));
   return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}${options.host?.basePath ?? ""}`,
     apiKey: "key-production",
     otherApiKey: "key-development",
     data,
