@@ -1,0 +1,139 @@
+/**
+ * What the skeleton does by default, through HTTP: idempotency keys scoped to the caller's environment (as the spec
+ * says), and a handler's answer that breaks the contract logged with the operation and the field it got wrong.
+ */
+import type { AddressInfo } from "node:net";
+import { createFactories } from "@novu-query/contract/factories";
+import {
+  type AppOptions,
+  type AuthContext,
+  createApp,
+  createHttpServer,
+  type Handlers,
+  handler,
+  type Logger,
+  MemoryIdempotencyStore,
+} from "@novu-query/express";
+import { afterEach, describe, expect, it } from "vitest";
+
+const make = createFactories({ seed: 3 });
+const subscriber = make.subscriber({ subscriberId: "sub-1" });
+
+/** An environment as this repository's AuthContext has it (the reference server's fields). */
+function environment(environmentId: string): AuthContext {
+  return { environmentId, organizationId: "0".repeat(24), name: environmentId, retentionDays: null } as AuthContext;
+}
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+async function serve(options: Partial<AppOptions> & Pick<AppOptions, "handlers" | "authenticate">): Promise<string> {
+  const app = createApp({ services: () => ({}) as never, ...options } as AppOptions);
+  const server = createHttpServer(app).listen(0, "127.0.0.1");
+  await new Promise<void>((resolve) => server.once("listening", resolve));
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function recordingLogger(): Logger & { lines: { fields: object; message: string }[] } {
+  const lines: { fields: object; message: string }[] = [];
+  const record = (fields: object, message: string) => void lines.push({ fields, message });
+  return { lines, info: record, warn: record, error: record };
+}
+
+describe("idempotency keys, by default", () => {
+  const keys: Record<string, AuthContext | undefined> = {
+    "key-a": environment("env-1"),
+    "key-b": environment("env-1"),
+    "key-c": environment("env-2"),
+  };
+  let applied = 0;
+  const handlers: Partial<Handlers> = {
+    patchSubscriber: handler("patchSubscriber", async ({ body }) => {
+      applied += 1;
+      return { status: 200, body: { ...subscriber, firstName: body.firstName ?? null } };
+    }),
+  };
+  const patch = (baseUrl: string, apiKey: string) =>
+    fetch(`${baseUrl}/v2/subscribers/sub-1`, {
+      method: "PATCH",
+      headers: { authorization: `ApiKey ${apiKey}`, "content-type": "application/json", "idempotency-key": "k-1" },
+      body: JSON.stringify({ firstName: "Ada" }),
+    });
+
+  it("are scoped to the caller's environment: two keys of one environment share them, another's do not", async () => {
+    applied = 0;
+    const baseUrl = await serve({
+      handlers,
+      authenticate: ({ apiKey }) => keys[apiKey],
+      idempotency: { store: new MemoryIdempotencyStore() },
+    });
+    expect((await patch(baseUrl, "key-a")).headers.get("idempotency-replay")).toBeNull();
+    const sameEnvironment = await patch(baseUrl, "key-b");
+    expect(sameEnvironment.headers.get("idempotency-replay")).toBe("true");
+    const otherEnvironment = await patch(baseUrl, "key-c");
+    expect(otherEnvironment.headers.get("idempotency-replay")).toBeNull();
+    expect(applied).toBe(2);
+  });
+
+  it("follow `scope` when one is given (per API key here)", async () => {
+    applied = 0;
+    const baseUrl = await serve({
+      handlers,
+      authenticate: ({ apiKey }) => keys[apiKey],
+      idempotency: { store: new MemoryIdempotencyStore(), scope: (caller) => caller.keyHash },
+    });
+    await patch(baseUrl, "key-a");
+    expect((await patch(baseUrl, "key-b")).headers.get("idempotency-replay")).toBeNull();
+    expect(applied).toBe(2);
+  });
+
+  it("refuse to guess when authenticate says no environment and no scope is given: 500, logged saying what to do", async () => {
+    const logger = recordingLogger();
+    const baseUrl = await serve({
+      handlers,
+      logger,
+      authenticate: () => ({}) as AuthContext,
+      idempotency: { store: new MemoryIdempotencyStore() },
+    });
+    const response = await patch(baseUrl, "key-a");
+    expect(response.status).toBe(500);
+    const logged = logger.lines.map((line) => String((line.fields as { err?: unknown }).err));
+    expect(logged.join("\n")).toContain("authenticate returned no environmentId: return it, or pass idempotency.scope");
+  });
+});
+
+describe("an answer that breaks the contract", () => {
+  it("is logged with the operation and each field it got wrong, and answered 500", async () => {
+    const logger = recordingLogger();
+    const { createdAt: _createdAt, ...withoutCreatedAt } = subscriber;
+    const baseUrl = await serve({
+      logger,
+      validateResponses: true,
+      authenticate: () => environment("env-1"),
+      handlers: {
+        // A cast gets past the types, as a hand-built object from an untyped source would.
+        searchSubscribers: handler("searchSubscribers", async () => ({
+          status: 200,
+          body: {
+            data: [{ ...withoutCreatedAt, secret: "s3cr3t" } as never],
+            next: null,
+            previous: null,
+            totalCount: 1,
+            totalCountCapped: false,
+          },
+        })),
+      },
+    });
+    const response = await fetch(`${baseUrl}/v2/subscribers`, { headers: { authorization: "ApiKey any" } });
+    expect(response.status).toBe(500);
+    const { errorId } = (await response.json()) as { errorId: string };
+    const line = logger.lines.find((entry) => (entry.fields as { errorId?: string }).errorId === errorId);
+    expect(line?.message).toBe(
+      "the searchSubscribers handler's answer does not match the contract: body.data[0].createdAt is required by the contract and missing; body.data[0].secret is not in the contract",
+    );
+    expect(line?.fields).toMatchObject({ operation: "searchSubscribers" });
+  });
+});
