@@ -46,10 +46,11 @@ export function missingHandlers(handlers: object): OperationId[] {
 }
 
 function inputOf<K extends OperationId>(id: K, req: Request): HandlerInput<K> {
+  const { authorization: _secret, ...headers } = req.headers;
   return {
     path: { ...operationMetadata(req)?.pathParams },
     query: { ...operationTable[id].queryDefaults, ...(req.query as object) },
-    headers: req.headers,
+    headers,
     body: req.body,
   } as unknown as HandlerInput<K>;
 }

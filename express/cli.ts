@@ -13,6 +13,28 @@ const usage = `Usage:
   novu-query-express --help       this text
 `;
 
+const check = "Check it with `npx @novu-query/conformance --base-url http://127.0.0.1:8080 --api-key dev-key`.";
+
+/** What to do next, by what this run wrote: a new service, stubs for operations the contract gained, or nothing. */
+function nextSteps(written: string[]): string {
+  const stubs = written
+    .filter((file) => /^src\/handlers\/.+\.ts$/.test(file) && !file.endsWith("/index.ts"))
+    .map((file) => file.replace(/^src\/handlers\/(.+)\.ts$/, "$1"));
+  if (written.includes("src/server.ts")) {
+    return (
+      "\nStart it with `npx tsx src/server.ts` (or `npx tsc` and `node dist/server.js`): every operation answers 501 until\n" +
+      `its handler in src/handlers/ is written. ${check}\n`
+    );
+  }
+  if (stubs.length > 0) {
+    return (
+      `\n${stubs.join(", ")} ${stubs.length === 1 ? "has a stub that answers" : "have stubs that answer"} 501 until written ` +
+      `(src/handlers/); every other handler is as it was. ${check}\n`
+    );
+  }
+  return "";
+}
+
 const [command, dir = ".", ...rest] = process.argv.slice(2);
 if (command === "--help" || command === "-h" || command === "help") {
   process.stdout.write(usage);
@@ -21,13 +43,10 @@ if (command === "--help" || command === "-h" || command === "help") {
   process.stdout.write(
     written.length > 0
       ? `Wrote:\n${written.map((file) => `  ${file}\n`).join("")}`
-      : "Nothing to write: every file is there.\n",
+      : "Nothing to write: every file is there, and every operation of the contract has a handler.\n",
   );
   if (notes.length > 0) process.stdout.write(`\nStill to do:\n${notes.map((note) => `  ${note}\n`).join("")}`);
-  process.stdout.write(
-    "\nStart it with `npx tsx src/server.ts` (or `npx tsc` and `node dist/server.js`): every operation answers 501 until\n" +
-      "its handler in src/handlers/ is written. Check it with `npx @novu-query/conformance --base-url http://127.0.0.1:8080 --api-key dev-key`.\n",
-  );
+  process.stdout.write(nextSteps(written));
 } else {
   process.stderr.write(
     command === undefined ? usage : `Unknown command "${process.argv.slice(2).join(" ")}".\n${usage}`,

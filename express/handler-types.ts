@@ -7,6 +7,7 @@
  * `AuthContext`, what your `authenticate` hook returns for a valid key, and `Services`, what your `services` hook
  * gives every handler besides it (a database, or the idempotency store's transaction).
  */
+import type { IncomingHttpHeaders } from "node:http";
 import type { OperationId, operationTable } from "@novu-query/contract/operations";
 import type { operations } from "@novu-query/contract/types";
 import type { OperationErrors, SuccessStatus } from "./operation-errors.js";
@@ -30,7 +31,13 @@ type QueryWithDefaults<K extends OperationId> = NonNullable<Parameters<K>["query
 export interface HandlerInput<K extends OperationId> {
   path: Parameters<K>["path"] extends object ? Parameters<K>["path"] : Record<string, never>;
   query: QueryWithDefaults<K>;
-  headers: NonNullable<Parameters<K>["header"]>;
+  /**
+   * The request's headers as Node has them (lower-case names), those the operation declares typed as the spec says;
+   * without `authorization`, whose key is the caller's secret: what it stands for is `context.auth`.
+   */
+  headers: Omit<IncomingHttpHeaders, "authorization"> & { authorization?: never } & NonNullable<
+      Parameters<K>["header"]
+    >;
   body: Operation<K> extends { requestBody: infer Body } ? JsonContent<Body> : undefined;
 }
 

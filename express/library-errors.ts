@@ -62,8 +62,31 @@ function describeIssue(issue: ValidatorIssue, req: Request): { key: string; valu
   return { key, value: value === undefined ? null : value };
 }
 
-function friendlyMessage(issue: ValidatorIssue): string {
+/**
+ * `channels=sms,push` for a list parameter, which the contract takes as `channels=sms&channels=push` (OpenAPI's
+ * `explode: true`, as Novu's SDK sends it): the validator says "must be url encoded" (or, encoded, "must be equal to
+ * one of the allowed values"); the answer says to repeat the parameter.
+ */
+function commaSeparatedList(key: string, value: unknown): string | undefined {
+  const name = /^query\.([^.[]+)(?:\[\d+\])?$/.exec(key)?.[1];
+  if (!name || typeof value !== "string" || !value.includes(",")) return undefined;
+  const repeated = value
+    .split(",")
+    .map((item) => `${name}=${encodeURIComponent(item.trim())}`)
+    .join("&");
+  return `is a list: repeat the parameter for each value (${repeated}), not comma-separated`;
+}
+
+const reservedCharacters = /must be url encoded\. Its value may not contain reserved characters/;
+
+function friendlyMessage(issue: ValidatorIssue, key: string, value: unknown): string {
   if (issue.errorCode?.startsWith("additionalProperties")) return "is not a known field";
+  const listed =
+    reservedCharacters.test(issue.message) || /\[\d+\]$/.test(key) ? commaSeparatedList(key, value) : undefined;
+  if (listed) return listed;
+  if (reservedCharacters.test(issue.message)) {
+    return "may not contain reserved characters (:/?#[]@!$&'()*+,;=) unless they are percent-encoded";
+  }
   return issue.message;
 }
 
@@ -86,7 +109,7 @@ export function fromValidator(error: ValidatorError, req: Request): ApiError {
       for (const issue of issues) {
         const { key, value } = describeIssue(issue, req);
         const entry = fields[key] ?? { messages: [], value };
-        entry.messages.push(friendlyMessage(issue));
+        entry.messages.push(friendlyMessage(issue, key, value));
         fields[key] = entry;
       }
       return ApiError.validation(fields);

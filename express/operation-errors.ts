@@ -15,7 +15,7 @@ export type SuccessStatus<K extends OperationId> = Extract<DeclaredStatus<K>, 20
 export type ErrorStatus<K extends OperationId> = Exclude<DeclaredStatus<K>, SuccessStatus<K>>;
 
 /** The named helpers and the status each one answers. */
-const namedStatuses = {
+export const namedStatuses = {
   badRequest: 400,
   paymentRequired: 402,
   notFound: 404,

@@ -5,14 +5,41 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { operationTable } from "@novu-query/contract/operations";
+import { namedStatuses } from "./operation-errors.js";
+
+/** The error helpers `context.errors` has for an operation, as a stub's comment lists them. */
+function errorHelpers(id: string): string[] {
+  const statuses: readonly number[] | undefined = (operationTable as Record<string, { statuses: readonly number[] }>)[
+    id
+  ]?.statuses;
+  if (!statuses) return [];
+  const named = Object.entries(namedStatuses)
+    .filter(([, status]) => statuses.includes(status))
+    .map(([name]) => (name === "validation" ? "errors.validation(fields)" : `errors.${name}(message)`));
+  const others = statuses.filter((status) => status >= 400 && !Object.values(namedStatuses).includes(status as never));
+  const other = others.includes(503) ? 503 : others.at(-1);
+  return other === undefined ? named : [...named, `errors.status(${other}, message)`];
+}
+
+/** Text as `//` comment lines of at most 118 characters. */
+function comment(text: string): string {
+  const lines: string[] = [];
+  for (const word of text.split(" ")) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + word.length + 1 <= 118) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(`// ${word}`);
+  }
+  return lines.join("\n");
+}
 
 /** The stub of one operation: typed by `handler()`, answering the 501 that the binding allows for stubs only. */
 export function stubSource(id: string): string {
+  const helpers = errorHelpers(id);
+  const errors = helpers.length > 0 ? `from \`errors\`: ${helpers.join(", ")}.` : "from `errors`.";
   return `import { handler, NotImplementedError } from "@novu-query/express";
 
-// A stub for an operation that had no handler. Replace the body: read the typed input, do the work, return
-// { status, body } exactly as the contract declares it, and throw the declared errors with \`errors\`
-// (\`throw errors.notFound(messages.notificationNotFound)\`; Novu's texts are in \`messages\`). Until then it answers 501.
+${comment(`A stub for an operation that had no handler. Replace the body: read the typed input, do the work, return { status, body } exactly as the contract declares it, and throw the errors it declares ${errors} Novu's texts are in \`messages\`. Until then it answers 501.`)}
 export const ${id} = handler("${id}", async () => {
   throw new NotImplementedError("${id}");
 });

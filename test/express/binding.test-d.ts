@@ -45,6 +45,12 @@ describe("the typed handler binding", () => {
     expectTypeOf<HandlerInput<"searchSubscribers">["query"]["after"]>().toEqualTypeOf<string | undefined>();
     expectTypeOf<HandlerInput<"listNotifications">["query"]["page"]>().toEqualTypeOf<number>();
     expectTypeOf<HandlerInput<"listNotifications">["body"]>().toEqualTypeOf<undefined>();
+    // The request's headers, the declared ones as the spec types them, and not the caller's key.
+    expectTypeOf<HandlerInput<"patchSubscriber">["headers"]["idempotency-key"]>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<HandlerInput<"getNotification">["headers"]["user-agent"]>().toEqualTypeOf<
+      string | string[] | undefined
+    >();
+    expectTypeOf<HandlerInput<"getNotification">["headers"]["authorization"]>().toEqualTypeOf<undefined>();
   });
 
   it("accepts only a body that matches a declared success status", () => {

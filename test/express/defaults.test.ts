@@ -105,6 +105,26 @@ describe("idempotency keys, by default", () => {
   });
 });
 
+describe("a handler's input", () => {
+  it("has the request's headers, but not the caller's key", async () => {
+    let seen: Record<string, unknown> = {};
+    const baseUrl = await serve({
+      authenticate: () => environment("env-1"),
+      handlers: {
+        getNotification: handler("getNotification", async ({ headers }, { errors }) => {
+          seen = { ...headers };
+          throw errors.notFound("Notification not found");
+        }),
+      },
+    });
+    await fetch(`${baseUrl}/v1/notifications/${"a".repeat(24)}`, {
+      headers: { authorization: "ApiKey secret-key", "x-request-id": "r-1" },
+    });
+    expect(seen["x-request-id"]).toBe("r-1");
+    expect(seen).not.toHaveProperty("authorization");
+  });
+});
+
 describe("an answer that breaks the contract", () => {
   it("is logged with the operation and each field it got wrong, and answered 500", async () => {
     const logger = recordingLogger();

@@ -136,6 +136,9 @@ describe("novu-query-express init, in an empty app outside the repository", () =
     const again = mustRun(process.execPath, [join(app, "node_modules", ".bin", "novu-query-express"), "init"], app);
     expect(again).toContain("src/handlers/getNotification.ts");
     expect(again).not.toMatch(/^ {2}src\/server\.ts$/m);
+    // Says what this run did, not what the first did.
+    expect(again).toContain("getNotification has a stub that answers 501 until written");
+    expect(again).not.toContain("every operation answers 501");
     const rewritten = readFileSync(join(handlers, "index.ts"), "utf8");
     expect(rewritten.split("\n").sort()).toEqual(index.split("\n").sort());
     expect(readFileSync(join(handlers, "getNotification.ts"), "utf8")).not.toBe(written);

@@ -120,6 +120,24 @@ describe.each(drivers)("auth, isolation and errors (%s)", (driver) => {
     expect(await json<ErrorDto>(wrong)).toMatchObject({ statusCode: 405, error: "Method Not Allowed" });
   });
 
+  it("answers a comma-separated list with how to send it: the parameter repeated", async () => {
+    for (const query of ["channels=sms,push", "channels=sms%2Cpush"]) {
+      const response = await server.request(`/v1/notifications?${query}`);
+      expect(response.status).toBe(422);
+      const { errors } = await json<ValidationErrorDto>(response);
+      expect(Object.values(errors)).toEqual([
+        {
+          messages: ["is a list: repeat the parameter for each value (channels=sms&channels=push), not comma-separated"],
+          value: "sms,push",
+        },
+      ]);
+    }
+    const reserved = await json<ValidationErrorDto>(await server.request("/v1/notifications?channels=sms;push"));
+    expect(reserved.errors["query.channels"]?.messages).toEqual([
+      "may not contain reserved characters (:/?#[]@!$&'()*+,;=) unless they are percent-encoded",
+    ]);
+  });
+
   it("reports every invalid input of a request in one 422, unknown parameters included", async () => {
     const response = await server.request("/v2/subscribers?limit=101&orderBy=email&colour=blue");
     expect(response.status).toBe(422);
