@@ -127,7 +127,9 @@ describe.each(drivers)("auth, isolation and errors (%s)", (driver) => {
       const { errors } = await json<ValidationErrorDto>(response);
       expect(Object.values(errors)).toEqual([
         {
-          messages: ["is a list: repeat the parameter for each value (channels=sms&channels=push), not comma-separated"],
+          messages: [
+            "is a list: repeat the parameter for each value (channels=sms&channels=push), not comma-separated",
+          ],
           value: "sms,push",
         },
       ]);
