@@ -496,6 +496,7 @@ export function createFactories(options: FactoryOptions = {}): Factories {
       message: "Validation Error",
       timestamp: iso(now),
       path: "/",
+      ctx: {},
       errors,
       ...overrides,
     }),

@@ -152,14 +152,19 @@ function addIssues(errors: FieldErrors, prefix: string, issues: ErrorObject[] | 
   }
 }
 
-/** A named error example's status, reason and message (the server's words), with this request's time and path. */
+/**
+ * A named error example's status, reason and message (the server's words) and a 422's `ctx`, with this request's time
+ * and path.
+ */
 function errorFrame(exampleName: string, url: URL) {
-  const { statusCode, error, message } = exampleValue(exampleName) as {
+  const { statusCode, error, message, ctx } = exampleValue(exampleName) as {
     statusCode: number;
     error: string;
     message: string;
+    ctx?: object;
   };
-  return { statusCode, error, message, timestamp: new Date().toISOString(), path: url.pathname + url.search };
+  const frame = { statusCode, error, message, timestamp: new Date().toISOString(), path: url.pathname + url.search };
+  return ctx === undefined ? frame : { ...frame, ctx };
 }
 
 function exampleValue(name: string): unknown {

@@ -62,7 +62,8 @@ export function transportErrorBody(status: number, message: string, path: string
 export function errorBody(error: ApiError, req: Request, errorId?: string): ErrorBody {
   const base = transportErrorBody(error.status, error.message, req.originalUrl);
   if (error instanceof ValidationError) {
-    return { ...base, statusCode: 422, error: "Unprocessable Entity", errors: error.fieldErrors };
+    // `ctx` as Novu's exception filter sends it on every 422 (docs/decisions.md D4).
+    return { ...base, statusCode: 422, error: "Unprocessable Entity", ctx: {}, errors: error.fieldErrors };
   }
   return errorId ? { ...base, errorId } : base;
 }

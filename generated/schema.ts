@@ -276,6 +276,8 @@ export interface components {
             timestamp: components["schemas"]["Timestamp"];
             /** @description The request URL, with its query string. */
             path: string;
+            /** @description Novu's context object, which its exception filter sends on every 422 and its SDK's tests expect (`error.ctx`). Always empty (`{}`) here; the details are in `errors`. */
+            ctx: Record<string, never>;
             /** @description One entry per invalid input. */
             errors: {
                 [key: string]: components["schemas"]["ConstraintValidation"];

@@ -135,6 +135,7 @@ export const zValidationErrorDto = z.object({
     message: z.string(),
     timestamp: zTimestamp,
     path: z.string(),
+    ctx: z.record(z.string(), z.unknown()),
     errors: z.record(z.string(), zConstraintValidation)
 });
 

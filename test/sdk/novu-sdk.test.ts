@@ -89,8 +89,11 @@ describe("the official Novu SDK against the reference server", () => {
     const invalid = await rejection(novu.subscribers.search({ limit: 1000 }));
     expect(invalid).toBeInstanceOf(ValidationErrorDto);
     expect((invalid as ValidationErrorDto).data$.errors["query.limit"]?.messages).toEqual(["must be <= 100"]);
+    // Novu's own SDK tests assert `error.ctx` on every validation error (its exception filter sends `ctx: {}`).
+    expect((invalid as ValidationErrorDto).ctx).toEqual({});
     const badId = await rejection(novu.notifications.retrieve("nope"));
     expect(badId).toBeInstanceOf(ValidationErrorDto);
+    expect((badId as ValidationErrorDto).ctx).toEqual({});
   });
 });
 
@@ -120,6 +123,7 @@ describe("the official Novu SDK against the Prism mock", () => {
     expect((unauthorized as ErrorDto).statusCode).toBe(401);
     const invalid = await rejection(sdk(mock.url, "any-key").subscribers.search({ limit: 1000 }));
     expect(invalid).toBeInstanceOf(ValidationErrorDto);
+    expect((invalid as ValidationErrorDto).ctx).toEqual({});
   });
 
   it.each([400, 401, 404, 409, 413, 415, 422, 429, 500])("parses the mock's %i example for PATCH", async (code) => {
