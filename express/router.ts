@@ -52,6 +52,13 @@ interface PipelineOptions<Transaction> {
   bodyLimitBytes?: number | undefined;
   /** A request still unanswered after this long is answered 503 (default 30000). */
   answerTimeoutMs?: number | undefined;
+  /**
+   * Requests the router leaves to the host app although they match a contract pattern, as `"METHOD /path"` below
+   * the mount point: `["GET /v1/notifications/stats"]` lets the host's own route answer beside
+   * `GET /v1/notifications/{notificationId}` where the host's routes run after the router (NestJS controllers,
+   * Fastify routes); in a plain Express app, declaring the route before the router does the same.
+   */
+  passThrough?: readonly string[] | undefined;
   /** Errors of yours that have a documented answer (a cancelled statement as 503, say): the ApiError, else undefined. */
   translateError?: ((error: unknown) => ApiError | undefined) | undefined;
 }
@@ -116,6 +123,16 @@ function bodyParsedWithin(limitBytes: number): RequestHandler {
   };
 }
 
+/** `["GET /v1/notifications/stats"]` as a test of a request; throws at start-up for an entry it cannot read. */
+function passThroughMatcher(entries: readonly string[]): (req: Request) => boolean {
+  const pairs = entries.map((entry) => {
+    const match = /^([A-Za-z]+) +(\/\S*)$/.exec(entry.trim());
+    if (!match) throw new Error(`passThrough: "${entry}" is not "METHOD /path" (e.g. "GET /v1/notifications/stats")`);
+    return { method: (match[1] as string).toUpperCase(), path: (match[2] as string).replace(/(.)\/+$/, "$1") };
+  });
+  return (req) => pairs.some((pair) => pair.method === req.method && pair.path === req.path.replace(/(.)\/+$/, "$1"));
+}
+
 export function createRouter<Transaction = undefined>(options: RouterOptions<Transaction>): ContractRouter {
   const logger = options.logger ?? stderrLogger;
   const missing = missingHandlers(options.handlers);
@@ -176,9 +193,10 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
   api.use(answerError);
 
   // Only the contract's method-and-path pairs: the host's other routes, HEAD and OPTIONS stay the host's.
+  const leftToHost = passThroughMatcher(options.passThrough ?? []);
+  const claims = (req: Request) => isContractRequest(req) && !leftToHost(req);
   const router = express.Router() as ContractRouter;
-  router.use((req, res, next) => (isContractRequest(req) ? api(req, res, next) : next()));
-  router.errorHandler = (error, req, res, next) =>
-    isContractRequest(req) ? answerError(error, req, res, next) : next(error);
+  router.use((req, res, next) => (claims(req) ? api(req, res, next) : next()));
+  router.errorHandler = (error, req, res, next) => (claims(req) ? answerError(error, req, res, next) : next(error));
   return router;
 }

@@ -21,9 +21,12 @@ function hostApp(options: AppOptions): Express {
   app.get("/api/health", (_req, res) => res.json({ app: "host", ok: true }));
   // Novu's own route beside GET /v1/notifications/{notificationId}: declared before the router, it wins.
   app.get("/api/v1/notifications/stats", (_req, res) => res.json({ app: "host", stats: true }));
-  const contract = createRouter(options);
+  const contract = createRouter({ ...options, passThrough: ["GET /v1/notifications/summary"] });
   app.use("/api", contract);
   app.use("/api", contract.errorHandler);
+  // After the router: answered only because the router passes this one through; `/shadowed` it claims.
+  app.get("/api/v1/notifications/summary", (_req, res) => res.json({ app: "host", summary: true }));
+  app.get("/api/v1/notifications/shadowed", (_req, res) => res.json({ app: "host", shadowed: false }));
   app.post("/api/echo", (req, res) => res.json({ app: "host", echoed: req.body }));
   app.options("/api/v2/subscribers", (_req, res) => res.set("Allow", "GET, OPTIONS").status(204).end());
   app.get("/api/boom", () => {
@@ -121,6 +124,16 @@ describe("the router mounted under /api in a host app", () => {
     const boom = await request("/api/boom", { key: null });
     expect(boom.status).toBe(500);
     expect(await boom.json()).toEqual({ app: "own error handler", message: "boom" });
+  });
+
+  it("leaves a host route declared after it to the host when it is in passThrough, and only then", async () => {
+    expect(await (await request("/api/v1/notifications/summary")).json()).toEqual({ app: "host", summary: true });
+    const shadowed = await request("/api/v1/notifications/shadowed");
+    expect(shadowed.status).toBe(422);
+    expect(Object.keys(((await shadowed.json()) as { errors: object }).errors)).toEqual(["path.notificationId"]);
+    expect(() => createRouter({ handlers: {}, authenticate: () => undefined, passThrough: ["/v1/stats"] })).toThrow(
+      'passThrough: "/v1/stats" is not "METHOD /path"',
+    );
   });
 
   it("passes on what is not a contract operation by method and path: OPTIONS, HEAD, DELETE are the host's", async () => {
