@@ -131,7 +131,9 @@ describe("the router mounted under /api in a host app", () => {
     const shadowed = await request("/api/v1/notifications/shadowed");
     expect(shadowed.status).toBe(422);
     expect(Object.keys(((await shadowed.json()) as { errors: object }).errors)).toEqual(["path.notificationId"]);
-    expect(() => createRouter({ handlers: {}, authenticate: () => undefined, passThrough: ["/v1/stats"] })).toThrow(
+    const quiet = { info() {}, warn() {}, error() {} };
+    const options = { handlers: {}, authenticate: () => undefined, services: () => ({}) as never, logger: quiet };
+    expect(() => createRouter({ ...options, passThrough: ["/v1/stats"] })).toThrow(
       'passThrough: "/v1/stats" is not "METHOD /path"',
     );
   });
