@@ -27,6 +27,9 @@ const sampleMs = Number(values["sample-seconds"]) * 1000;
 const server = await startServerProcess({
   ...(values["database-url"] ? { DATABASE_URL: values["database-url"] } : {}),
   NODE_ENV: "production",
+  // A soak needs data: the demo data and its public keys, on a throwaway database.
+  SEED_DEMO_DATA: "true",
+  ALLOW_DEMO_KEYS: "true",
   LOG_LEVEL: "warn",
 });
 const key = server.keys.Production as string;

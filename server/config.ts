@@ -12,8 +12,12 @@ export interface Config {
   dataDir: string | undefined;
   /** PostgreSQL only: connections per process. */
   poolSize: number;
-  /** Load the demo data when the store is empty. */
+  /** NODE_ENV=production: no demo data unless asked for, and no start with the public demo keys present. */
+  production: boolean;
+  /** Load the demo data when the store is empty (default: not in production). */
   seedDemoData: boolean;
+  /** Start in production although the store holds the public demo keys (a public demo deployment). */
+  allowDemoKeys: boolean;
   demoSubscribers: number;
   demoNotifications: number;
   /**
@@ -109,7 +113,9 @@ export function loadConfig(env: Env = process.env): Config {
     databaseReadUrl: env.DATABASE_READ_URL || undefined,
     dataDir: env.DATA_DIR || undefined,
     poolSize,
-    seedDemoData: boolean(env, "SEED_DEMO_DATA", true),
+    production,
+    seedDemoData: boolean(env, "SEED_DEMO_DATA", !production),
+    allowDemoKeys: boolean(env, "ALLOW_DEMO_KEYS", false),
     demoSubscribers: integer(env, "DEMO_SUBSCRIBERS", 1000, 0),
     demoNotifications: integer(env, "DEMO_NOTIFICATIONS", 5000, 0),
     demoSnapshotDir: boolean(env, "DEMO_SNAPSHOTS", true) ? env.DEMO_SNAPSHOT_DIR || defaultSnapshotDir() : undefined,

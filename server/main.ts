@@ -3,7 +3,7 @@ import { createHttpServer } from "@novu-query/express";
 import pino, { type Logger } from "pino";
 import { createApp } from "./app.js";
 import type { Config } from "./config.js";
-import { type DemoOptions, defaultDemoOptions, demoApiKey } from "./demo/options.js";
+import { type DemoOptions, defaultDemoOptions, publicDemoKeys } from "./demo/options.js";
 import { demoWorkingCopy } from "./demo/snapshot.js";
 import { handlers } from "./handlers/index.js";
 import { mergeGramIndexesEvery } from "./store/gram-index-merges.js";
@@ -19,6 +19,37 @@ async function seedDemo(store: Store, demo: DemoOptions, logger: Logger): Promis
   logger.info(
     { subscribers: demo.subscribers, notifications: demo.notifications, ms: Date.now() - started },
     "loaded demo data",
+  );
+}
+
+/** Why a start was refused, in words for the operator (the command prints the message alone). */
+export class StartRefused extends Error {
+  override name = "StartRefused";
+}
+
+/**
+ * In production, the public demo keys (derivable by anyone from this repository) must not open the store: the start
+ * is refused unless ALLOW_DEMO_KEYS says this is a public demo; with it, a loud warning.
+ */
+async function refusePublicDemoKeys(store: Store, config: Config, logger: Logger, close: () => Promise<void>) {
+  if (!config.production) return;
+  const present: string[] = [];
+  for (const { name, key } of publicDemoKeys()) {
+    if (await store.access.environmentForKey(key)) present.push(name);
+  }
+  if (present.length === 0) return;
+  if (config.allowDemoKeys) {
+    logger.warn(
+      { environments: present },
+      "NODE_ENV=production with the public demo keys: anyone can read and change these environments (ALLOW_DEMO_KEYS=true)",
+    );
+    return;
+  }
+  await close();
+  throw new StartRefused(
+    `Refusing to start with NODE_ENV=production: the database holds the public demo API keys of ${present.join(" and ")}, ` +
+      "which anyone can derive from the source. Remove them with `novu-query-server keys revoke-demo` (then create " +
+      "your own with `keys create`), or set ALLOW_DEMO_KEYS=true if this is a public demo.",
   );
 }
 
@@ -63,6 +94,10 @@ export async function runServer(config: Config): Promise<void> {
   const { store } = opened;
   const location = copy ? "PGlite in memory (a throwaway copy of the demo snapshot)" : opened.location;
   if (!copy && config.seedDemoData) await seedDemo(store, demoOptions, logger);
+  await refusePublicDemoKeys(store, config, logger, async () => {
+    await opened.close();
+    copy?.remove();
+  });
 
   // Housekeeping, now and every ten minutes: expired idempotency records, notification partitions for the months
   // ahead, and (with PURGE_AFTER_DAYS) the months that have fallen out of retention.
@@ -100,8 +135,7 @@ export async function runServer(config: Config): Promise<void> {
 
   const demoKeys: { name: string; key: string }[] = [];
   let exampleSubscriberId: string | undefined;
-  for (const name of ["Production", "Development"]) {
-    const key = demoApiKey(demoOptions.seed, name);
+  for (const { name, key } of publicDemoKeys(demoOptions.seed)) {
     const environment = await store.access.environmentForKey(key);
     if (!environment) continue;
     demoKeys.push({ name, key });

@@ -24,3 +24,14 @@ export const defaultDemoOptions: DemoOptions = {
 export function demoApiKey(seed: number, environment: string): string {
   return createHash("sha256").update(`demo-key:${seed}:${environment}`).digest("hex").slice(0, 32);
 }
+
+/** The environments the demo data has, each with its public key. */
+export const demoEnvironmentNames = ["Production", "Development"] as const;
+
+/**
+ * The demo keys anyone can derive from this repository: a store that holds one lets the world read that environment.
+ * Fine for a demo; never in production (server/main.ts refuses to start, `keys revoke-demo` removes them).
+ */
+export function publicDemoKeys(seed: number = defaultDemoOptions.seed): { name: string; key: string }[] {
+  return demoEnvironmentNames.map((name) => ({ name, key: demoApiKey(seed, name) }));
+}

@@ -97,6 +97,12 @@ export class AccessStore {
     return key;
   }
 
+  /** Removes a key; true when there was one. */
+  async revokeApiKey(key: string): Promise<boolean> {
+    const result = await this.db.deleteFrom("api_keys").where("key_hash", "=", hashApiKey(key)).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
   async setRetentionDays(environmentId: string, days: number | null): Promise<void> {
     await this.db.updateTable("environments").set({ retention_days: days }).where("id", "=", environmentId).execute();
   }
