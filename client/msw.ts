@@ -22,6 +22,7 @@ import type { operations } from "../generated/schema.js";
 import { createFactories, type FactoryOptions } from "./factories.js";
 import { pointerOf, resolveRef, segmentsOf } from "./json-pointer.js";
 import { type Caller, type MemoryAnswer, MemoryApi, type MemoryData } from "./memory-api.js";
+import { messages } from "./model/messages.js";
 
 /** The statuses an operation declares. */
 export type StatusOf<Op extends OperationId> = (typeof operationTable)[Op]["statuses"][number];
@@ -267,18 +268,26 @@ function authenticationFailure(request: Request): string | undefined {
 /** Checks a request against the operation's parameters and body; answers 400/415/422 when the contract refuses it. */
 async function requestFailure(id: OperationId, request: Request, params: Json, url: URL): Promise<Response | null> {
   const idempotencyKey = request.headers.get("idempotency-key");
-  if (idempotencyKey !== null && idempotencyKey.length > 255) {
-    // Novu's 400, which names the key: the example's message with this request's key in it.
+  if (idempotencyKey !== null && (idempotencyKey.length > 255 || idempotencyKey === "")) {
+    // Novu's 400, which names the key: the example's message with this request's key in it (or, empty, says so).
     const frame = errorFrame("BadRequestIdempotencyKeyTooLong", url);
-    const message = frame.message.replace(/"[^"]*"/, JSON.stringify(idempotencyKey));
+    const message =
+      idempotencyKey === ""
+        ? messages.idempotencyKeyEmpty
+        : frame.message.replace(/"[^"]*"/, JSON.stringify(idempotencyKey));
     return HttpResponse.json({ ...frame, message }, { status: 400 });
   }
   const check = operationCheck(id);
   const errors: FieldErrors = {};
   const known = new Set(check.parameters.filter((p) => p.where === "query").map((p) => p.name));
-  url.searchParams.forEach((value, name) => {
-    if (!known.has(name)) errors[`query.${name}`] = { messages: ["is not a known query parameter"], value };
-  });
+  for (const name of new Set(url.searchParams.keys())) {
+    if (known.has(name)) continue;
+    const values = url.searchParams.getAll(name);
+    // `email[0]`, `channels[]`: the server's words (express/request-rules.ts), every value kept.
+    const base = name.slice(0, Math.max(0, name.search(/[[\]]/)));
+    const message = known.has(base) ? messages.bracketedParameter(base, ...values) : "is not a known query parameter";
+    errors[`query.${name}`] = { messages: [message], value: values.length === 1 ? values[0] : values };
+  }
   for (const parameter of check.parameters) {
     const raw =
       parameter.where === "path"

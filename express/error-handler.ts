@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { ErrorRequestHandler, RequestHandler, Response } from "express";
 import { contractMethodsAt } from "./contract-routes.js";
 import { ApiError, type ErrorBody, errorBody } from "./errors.js";
-import { fromBodyParser, fromValidator, isValidatorError, responseMismatch } from "./library-errors.js";
+import { fromBodyParser, fromDecoding, fromValidator, isValidatorError, responseMismatch } from "./library-errors.js";
 import { type Logger, loggerFor, stderrLogger } from "./logger.js";
 import { messages } from "./messages.js";
 import { operationOf } from "./request-metadata.js";
@@ -26,6 +26,7 @@ export function errorHandler(logger: Logger = stderrLogger): ErrorRequestHandler
     try {
       if (error instanceof ApiError) apiError = error;
       else if (typeof error?.type === "string") apiError = fromBodyParser(error);
+      else apiError = fromDecoding(error, req);
       if (!apiError && isValidatorError(error) && error.status < 500) apiError = fromValidator(error, req);
     } catch {
       apiError = undefined;

@@ -102,7 +102,8 @@ export function fromValidator(error: ValidatorError, req: Request): ApiError {
     case 400: {
       const issues = error.errors;
       if (issues.length > 0 && issues.every((issue) => issue.path === "/headers/idempotency-key")) {
-        return ApiError.badRequest(messages.idempotencyKeyTooLong(String(req.headers["idempotency-key"])));
+        const key = String(req.headers["idempotency-key"]);
+        return ApiError.badRequest(key === "" ? messages.idempotencyKeyEmpty : messages.idempotencyKeyTooLong(key));
       }
       const id = operationOf(req);
       const fields: FieldErrors = { ...(id && queryParameterProblems(id, req)) };
@@ -156,8 +157,26 @@ interface BodyParserError {
   limit?: number;
 }
 
+/**
+ * A body that its Content-Encoding does not decode (not gzip at all, truncated, bad deflate or brotli): zlib's error,
+ * which body-parser passes on as a 400 without a `type`. Undefined for any other error.
+ */
+export function fromDecoding(error: unknown, req: Request): ApiError | undefined {
+  const candidate = error as { status?: unknown; errno?: unknown; code?: unknown };
+  if (candidate?.status !== 400 || typeof candidate.errno !== "number" || typeof candidate.code !== "string") {
+    return undefined;
+  }
+  const encoding =
+    String(req.headers["content-encoding"] ?? "")
+      .trim()
+      .toLowerCase() || "compressed";
+  return ApiError.badRequest(messages.undecodableBody(encoding));
+}
+
 export function fromBodyParser(error: BodyParserError): ApiError | undefined {
   switch (error.type) {
+    case "request.aborted":
+      return ApiError.badRequest(messages.bodyAborted);
     case "entity.parse.failed":
       return ApiError.badRequest(messages.malformedJson);
     case "entity.too.large":

@@ -13,11 +13,14 @@
  * - A path segment that is not UTF-8 once percent-decoded (`%ED%A0%80`).
  * - A number JSON can write but a double cannot hold (`1e309` parses as Infinity, which would be stored as null).
  * - A body nested deeper than `maxBodyDepth` levels.
+ * - A query key with brackets (`email[0]`, `constructor[x]`): not a parameter of the contract, whatever a query
+ *   parser would make of it.
  */
 
 import { type OperationId, operationTable } from "@novu-query/contract/operations";
 import type { Request, RequestHandler } from "express";
 import { ApiError, type FieldErrors } from "./errors.js";
+import { messages } from "./messages.js";
 import { pathPatternSource } from "./request-metadata.js";
 
 /** Deepest nesting of a request body (MongoDB, where Novu keeps subscribers, allows 100 for a whole document). */
@@ -45,6 +48,8 @@ function unstorableJson(value: unknown, depth: number): string | undefined {
   return undefined;
 }
 
+const knownQueryParameters = new Set<string>(Object.values(operationTable).flatMap((entry) => entry.queryParameters));
+
 const pathTemplates = [...new Set(Object.values(operationTable).map((entry) => entry.path))].map((template) => ({
   names: [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string),
   pattern: new RegExp(`^${pathPatternSource(template)}/?$`),
@@ -70,11 +75,35 @@ function pathProblems(path: string, problems: FieldErrors): void {
   }
 }
 
+/**
+ * Query keys with brackets (`email[0]`, `channels[]`, `constructor[x]`, `email[__proto__]`): the contract's lists are
+ * the parameter repeated (`channels=email&channels=sms`), and it has no object parameters. Each is reported by its key
+ * as sent, with its value, before anything would read it as an object (or as a prototype's property).
+ */
+function bracketedKeys(req: Request, problems: FieldErrors): void {
+  for (const [key, value] of Object.entries(req.query as Record<string, unknown>)) {
+    const bracket = key.search(/[[\]]/);
+    if (bracket < 0) continue;
+    const name = key.slice(0, bracket);
+    const values = Array.isArray(value) ? value.map(String) : [String(value)];
+    problems[`query.${key}`] = {
+      messages: [
+        knownQueryParameters.has(name)
+          ? messages.bracketedParameter(name, ...values)
+          : "is not a known query parameter",
+      ],
+      value: values.length === 1 ? (values[0] as string) : (values as never),
+    };
+  }
+}
+
 /** Every input of the request that cannot be stored, keyed as the other 422 answers key them. */
 export function unstorableInputs(req: Request): FieldErrors {
   const problems: FieldErrors = {};
   pathProblems(req.path, problems);
+  bracketedKeys(req, problems);
   for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
+    if (/[[\]]/.test(name)) continue;
     const problem = unstorableText(name) ?? unstorableJson(value, 1);
     if (problem) problems[`query.${name}`] = { messages: [problem], value: typeof value === "string" ? value : null };
   }

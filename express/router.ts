@@ -110,14 +110,16 @@ export type ContractRouter = Router & {
 };
 
 /**
- * 413 for a body the host app parsed before the router (its own `express.json()`) that is larger than the
- * contract's limit by its Content-Length; a body nobody read yet is the router's body parser's to measure.
+ * 413 at once for a body whose Content-Length is over the limit: before it is read (body-parser would wait to read
+ * it off first, and a client that never sends it would meet the receive timeout's 408 instead), or after the host app
+ * parsed it (its own `express.json()`). The connection is closed after the answer: the body is not read.
  */
-function bodyParsedWithin(limitBytes: number): RequestHandler {
+function bodyWithinLimit(limitBytes: number): RequestHandler {
   return (req, _res, next) => {
     const length = Number(req.headers["content-length"] ?? 0);
-    if (req.readableEnded && length > limitBytes) {
-      return next(new ApiError(413, messages.bodyTooLarge(Math.round(limitBytes / 1024))));
+    if (length > limitBytes) {
+      const headers: Record<string, string> = req.readableEnded ? {} : { Connection: "close" };
+      return next(new ApiError(413, messages.bodyTooLarge(Math.round(limitBytes / 1024)), headers));
     }
     next();
   };
@@ -160,7 +162,7 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
     api.use(rateLimit(store, { perMinute, burst: Math.max(1, burst) }, logger));
   }
   const bodyLimitBytes = options.bodyLimitBytes ?? 102_400;
-  api.use(bodyParsedWithin(bodyLimitBytes));
+  api.use(bodyWithinLimit(bodyLimitBytes));
   api.use(express.json({ limit: bodyLimitBytes, strict: false }));
   // Receiving a request too slowly is Node's 408 (createHttpServer); answering too slowly is this 503.
   api.use(answerTimeout(options.answerTimeoutMs ?? 30_000));

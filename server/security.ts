@@ -28,9 +28,12 @@ const jsonApiHeaders: [string, string][] = [
   ),
 ];
 
-/** Security headers for every answer but the docs page, which gets its own (docsHeaders). */
+/**
+ * Security headers for every answer but the docs page itself (`/docs`, `/docs/`), which gets its own
+ * (docsSecurityHeaders); `/docsx` and `/docs/x` are 404s like any other and get these.
+ */
 export const apiSecurityHeaders: RequestHandler = (req, res, next) => {
-  if (req.path.startsWith("/docs")) return next();
+  if (req.path === "/docs" || req.path === "/docs/") return next();
   for (const [name, value] of jsonApiHeaders) res.setHeader(name, value);
   next();
 };

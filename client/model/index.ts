@@ -10,6 +10,7 @@
  */
 export { type Answer, type FieldErrors, isRefusal, ok, type Refusal } from "./answers.js";
 export { canonicalJson } from "./canonical-json.js";
+export { dateTimeMilliseconds, storableInstant } from "./date-time.js";
 export { inEnvironment } from "./environments.js";
 export { idempotencyFingerprint, reusedKeyField } from "./idempotency.js";
 export { idempotencyDocsLink, messages } from "./messages.js";

@@ -26,6 +26,8 @@ export const messages = {
   // Idempotency (Novu: apps/api/src/app/shared/framework/idempotency.interceptor.ts).
   idempotencyKeyTooLong: (key: string) =>
     `idempotencyKey "${key}" has exceeded the maximum allowed length of 255 characters`,
+  /** Ours: Novu's interceptor skips an empty key; the spec requires at least one character. */
+  idempotencyKeyEmpty: "idempotencyKey must not be empty",
   idempotencyInFlight: (key: string) =>
     `Request with key "${key}" is currently being processed. Please retry after 1 second`,
   idempotencyKeyReused: (key: string) => `Request with key "${key}" is being reused for a different body`,
@@ -41,6 +43,10 @@ export const messages = {
   methodNotAllowed: (method: string, path: string) => `${method} is not allowed on ${path}`,
   notJson: "Content-Type must be application/json",
   malformedJson: "Malformed JSON in request body",
+  bracketedParameter: (name: string, ...values: string[]) =>
+    `takes no brackets: send ${values.map((value) => `${name}=${encodeURIComponent(value)}`).join("&")} (a list is the parameter repeated)`,
+  undecodableBody: (encoding: string) => `The request body is not valid ${encoding} (Content-Encoding)`,
+  bodyAborted: "The request was aborted before its body was received",
   bodyTooLarge: (limitKb: number) => `Request body is larger than the limit of ${limitKb}kb`,
   urlTooLong: (maxLength: number) => `Request URL is longer than the limit of ${maxLength} characters`,
   headersTooLarge: (maxBytes: number) => `Request headers are larger than the limit of ${maxBytes} bytes`,

@@ -2,9 +2,11 @@
  * The notification operations' semantics over arrays of one environment's notifications and subscribers: the list
  * (every filter, the date window and retention, newest first, pages) and get by id.
  */
+
 import { operationTable } from "../../generated/operations.js";
 import type { ListNotificationsResponse, Notification, operations, Subscriber } from "../../generated/schema.js";
 import { type Answer, ok, type Refusal } from "./answers.js";
+import { dateTimeMilliseconds, storableInstant } from "./date-time.js";
 import { messages } from "./messages.js";
 import { containsIgnoringCase } from "./subscribers.js";
 
@@ -34,14 +36,14 @@ export function listWindow(
 ): { after: Date; before: Date } | Refusal {
   const now = options.now ?? new Date();
   const earliest = retentionStart(now, options.retentionDays);
-  const after = query.after !== undefined ? new Date(query.after) : (earliest ?? new Date(0));
-  const before = query.before !== undefined ? new Date(query.before) : now;
+  const after = query.after !== undefined ? dateTimeMilliseconds(query.after) : (earliest ?? new Date(0)).getTime();
+  const before = query.before !== undefined ? dateTimeMilliseconds(query.before) : now.getTime();
   if (after > before) return { status: 400, example: "BadRequestDateRange", message: messages.dateRangeReversed };
-  if (earliest && after < earliest) {
+  if (earliest && after < earliest.getTime()) {
     const message = messages.retentionExceeded(earliest.toISOString().slice(0, 10));
     return { status: 402, example: "PaymentRequiredRetention", message };
   }
-  return { after, before };
+  return { after: storableInstant(after), before: storableInstant(before) };
 }
 
 /**

@@ -3,6 +3,7 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { Kysely, type KyselyConfig, PostgresDialect } from "kysely";
 import pg from "pg";
 import { PGlitePool } from "./pglite-pool.js";
+import { keepLeadingByteOrderMarks } from "./pglite-text.js";
 import { prepareStatements } from "./prepared-statements.js";
 import type { Database } from "./schema.js";
 
@@ -74,6 +75,7 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
         (options.readDatabaseUrl ? `, reads from ${masked(options.readDatabaseUrl)}` : ""),
     };
   }
+  keepLeadingByteOrderMarks();
   const pglite = await PGlite.create(options.dataDir ?? "memory://", { extensions: { pg_trgm } });
   return {
     db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }), log: options.log }),

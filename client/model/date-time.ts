@@ -1,0 +1,34 @@
+/**
+ * The instant a query's date-time names, for every text the spec's `format: date-time` admits (ajv-formats' RFC 3339
+ * check): a leap second (`23:59:60`), an offset without minutes (`+01`) or without a colon (`+0130`), a space or a
+ * lower-case `t`/`z`, the year 0000. JavaScript's Date parses none of the first four, and PostgreSQL holds no year 0.
+ */
+
+/** The instants a store can hold, and every date-time the format admits lies within once clamped. */
+const earliest = Date.UTC(1, 0, 1);
+const latest = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[tT ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([zZ])|([+-])(\d{2})(?::?(\d{2}))?)$/;
+
+/**
+ * The instant, in milliseconds since the epoch (NaN for a text the format does not admit). A leap second is the last
+ * millisecond of its minute: `23:59:60Z` is within its day, after `23:59:59.998Z`.
+ */
+export function dateTimeMilliseconds(text: string): number {
+  const match = rfc3339.exec(text);
+  if (!match) return Number.NaN;
+  const [, year, month, day, hour, minute, second, fraction = "", zulu, sign, offsetHours = "0", offsetMinutes = "0"] =
+    match;
+  const leap = second === "60";
+  const millis = leap ? 999 : Math.floor(Number(`0${fraction || ".0"}`) * 1000);
+  const utc = new Date(0);
+  utc.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
+  utc.setUTCHours(Number(hour), Number(minute), leap ? 59 : Number(second), millis);
+  const offset = zulu ? 0 : (sign === "-" ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes)) * 60_000;
+  return utc.getTime() - offset;
+}
+
+/** The instant as a Date within what a store holds (years 1 to 9999): the same rows lie on either side of it. */
+export function storableInstant(milliseconds: number): Date {
+  return new Date(Math.min(latest, Math.max(earliest, milliseconds)));
+}
