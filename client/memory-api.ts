@@ -136,6 +136,7 @@ export class MemoryApi {
   }
 
   getNotification(notificationId: string, caller: Caller = {}): MemoryAnswer {
-    return toMemoryAnswer(getNotification(this.rows(caller).notifications, notificationId));
+    const options: ListOptions = { retentionDays: this.options.retentionDays ?? null };
+    return toMemoryAnswer(getNotification(this.rows(caller).notifications, notificationId, options));
   }
 }

@@ -104,7 +104,8 @@ export interface paths {
          * Get a notification
          * @description Returns one notification of the environment, whole: its subscriber summary, its workflow, and its jobs with their
          *     execution details and steps. A notification of another environment is answered 404, exactly like one that does
-         *     not exist.
+         *     not exist, and so is one created before the first day the environment's retention covers (the list answers 402
+         *     for such a window, since it was asked for).
          */
         get: operations["getNotification"];
         put?: never;

@@ -22,6 +22,7 @@ export {
   listWindow,
   matchesNotificationFilters,
   type NotificationListQuery,
+  readable,
   resolveSubscriberFilters,
   retentionStart,
 } from "./notifications.js";

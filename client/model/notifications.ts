@@ -120,9 +120,23 @@ export function listNotifications(
 }
 
 /** The notification with this `_id`, or the 404. */
-export function getNotification(notifications: readonly Notification[], notificationId: string): Answer<Notification> {
+export function getNotification(
+  notifications: readonly Notification[],
+  notificationId: string,
+  options: ListOptions = {},
+): Answer<Notification> {
   const found = notifications.find((n) => n._id === notificationId);
-  return found
+  return found && readable(found, options)
     ? ok(structuredClone(found))
     : { status: 404, example: "NotificationNotFound", message: messages.notificationNotFound };
+}
+
+/**
+ * Whether retention lets a notification be read by id: created on or after the first day the window covers. One
+ * older is answered as not found, as it would be once purged (`PURGE_AFTER_DAYS`); the list answers 402 for a window
+ * that starts before it, since the caller asked for those days.
+ */
+export function readable(notification: Pick<Notification, "createdAt">, options: ListOptions = {}): boolean {
+  const earliest = retentionStart(options.now ?? new Date(), options.retentionDays);
+  return earliest === undefined || Date.parse(notification.createdAt) >= earliest.getTime();
 }

@@ -1,4 +1,4 @@
-import { listWindow } from "@novu-query/contract/model";
+import { listWindow, readable } from "@novu-query/contract/model";
 import { handler, messages } from "@novu-query/express";
 
 export const listNotifications = handler("listNotifications", async ({ query }, { auth, store, errors }) => {
@@ -11,6 +11,9 @@ export const listNotifications = handler("listNotifications", async ({ query }, 
 
 export const getNotification = handler("getNotification", async ({ path }, { auth, store, errors }) => {
   const notification = await store.notifications.get(auth.environmentId, path.notificationId);
-  if (!notification) throw errors.notFound(messages.notificationNotFound);
+  // Retention holds for reads by id too (the model's `readable`): older is not found, as once purged.
+  if (!notification || !readable(notification, { retentionDays: auth.effectiveRetentionDays })) {
+    throw errors.notFound(messages.notificationNotFound);
+  }
   return { status: 200, body: notification };
 });

@@ -124,6 +124,28 @@ describe.each(drivers)("the red-team reproductions (%s)", (driver) => {
     expect(head).toMatch(/^HTTP\/1\.1 413 /);
   });
 
+  it("holds retention on get-by-id: a notification older than the window is not found", async () => {
+    const monthAgo = new Date(Date.now() - 31 * 86_400_000).toISOString();
+    const old = await json<ListNotificationsResponse>(
+      await server.request(`/v1/notifications?limit=1&before=${monthAgo}`),
+    );
+    const recent = await json<ListNotificationsResponse>(await server.request("/v1/notifications?limit=1"));
+    const oldId = old.data[0]?._id as string;
+    expect(oldId).toBeDefined();
+    expect((await server.request(`/v1/notifications/${oldId}`)).status).toBe(200);
+    await server.store.access.setRetentionDays(server.production.environmentId, 30);
+    try {
+      const hidden = await server.request(`/v1/notifications/${oldId}`);
+      expect(hidden.status).toBe(404);
+      expect((await json<ErrorDto>(hidden)).message).toBe("Notification not found");
+      const twoMonthsAgo = new Date(Date.now() - 62 * 86_400_000).toISOString();
+      expect((await server.request(`/v1/notifications?after=${twoMonthsAgo}`)).status).toBe(402);
+      expect((await server.request(`/v1/notifications/${recent.data[0]?._id}`)).status).toBe(200);
+    } finally {
+      await server.store.access.setRetentionDays(server.production.environmentId, null);
+    }
+  });
+
   it("keeps a leading U+FEFF as it was sent", async () => {
     const subscriber = await firstSubscriber();
     const response = await server.request(`/v2/subscribers/${subscriber.subscriberId}`, {

@@ -154,7 +154,7 @@ export async function startModelService(options: ServiceOptions = {}): Promise<M
       return { status: 200, body: answer.body as never };
     }),
     getNotification: handler("getNotification", async ({ path }, { auth, errors }) => {
-      const answer = ops.get(ops.scope(data.notifications, envOf(auth), "get"), path.notificationId);
+      const answer = ops.get(ops.scope(data.notifications, envOf(auth), "get"), path.notificationId, { retentionDays });
       if (answer.status !== 200) throw errors.notFound(answer.message);
       return { status: 200, body: answer.body };
     }),
