@@ -41,8 +41,14 @@ export function hashApiKey(apiKey: string): string {
   return createHash("sha256").update(apiKey).digest("hex");
 }
 
-/** Answers 401 for a missing, malformed or unknown key; records the caller for the rest of the pipeline. */
-export function apiKeyAuthentication(authenticate: Authenticate): RequestHandler {
+/**
+ * Answers 401 for a missing, malformed or unknown key; records the caller for the rest of the pipeline. For an unknown
+ * key, `onUnknownKey` may answer otherwise (a 429 once the client has tried too many).
+ */
+export function apiKeyAuthentication(
+  authenticate: Authenticate,
+  onUnknownKey: (req: Request) => Promise<ApiError | undefined> = async () => undefined,
+): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers.authorization;
     if (header === undefined) return next(ApiError.unauthorized(messages.missingAuthorization));
@@ -57,7 +63,7 @@ export function apiKeyAuthentication(authenticate: Authenticate): RequestHandler
       const found = authenticate({ apiKey, keyHash }, req);
       // A hook that answers at once (a cached key) is not awaited: no extra turn of the event loop per request.
       const auth = found instanceof Promise ? await found : found;
-      if (!auth) return next(ApiError.unauthorized(messages.keyNotFound));
+      if (!auth) return next((await onUnknownKey(req)) ?? ApiError.unauthorized(messages.keyNotFound));
       callers.set(res, { auth, keyHash });
       next();
     } catch (error) {

@@ -3,7 +3,7 @@
  * answer with `RateLimit-Limit`, `-Remaining`, `-Reset` and `RateLimit-Policy`, and 429 with `Retry-After` past it.
  * Where the buckets live is the app's choice: a `RateLimitStore` (memory-rate-limit.ts keeps them in this process).
  */
-import type { RequestHandler } from "express";
+import type { Request, RequestHandler } from "express";
 import { callerOf } from "./authenticate.js";
 import { ApiError } from "./errors.js";
 import { type Logger, loggerFor } from "./logger.js";
@@ -100,4 +100,54 @@ export function rateLimit(store: RateLimitStore, limits: RateLimits, logger: Log
     if (decision.allowed) return next();
     next(new ApiError(429, messages.rateLimited, { "Retry-After": String(decision.retryAfterSeconds) }));
   };
+}
+
+/**
+ * Unknown API keys, limited per client address: each costs the app a key lookup, and a client trying keys would
+ * otherwise never meet a limit (the buckets above are per valid key). Every 401 `API Key not found` takes a token from
+ * the address's bucket (same rate and burst); once it is empty the address is answered 429 with `Retry-After`, before
+ * any lookup, until the bucket refills. Which addresses are waiting is kept in this process (at most 10,000).
+ */
+export class UnknownKeyLimiter {
+  private readonly waiting = new Map<string, number>();
+  private readonly store: RateLimitStore;
+  private readonly limits: RateLimits;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+
+  constructor(store: RateLimitStore, limits: RateLimits, logger: Logger, now: () => number = Date.now) {
+    this.store = store;
+    this.limits = limits;
+    this.logger = logger;
+    this.now = now;
+  }
+
+  /** Mounted before authentication: 429 for an address that is waiting, without a lookup. */
+  readonly refuseWaiting: RequestHandler = (req, _res, next) => {
+    const address = req.ip ?? "unknown";
+    const until = this.waiting.get(address);
+    if (until === undefined) return next();
+    const seconds = Math.ceil((until - this.now()) / 1000);
+    if (seconds <= 0) {
+      this.waiting.delete(address);
+      return next();
+    }
+    next(new ApiError(429, messages.rateLimited, { "Retry-After": String(seconds) }));
+  };
+
+  /** After a key was not found: the 429 that replaces the 401 once the address is over its limit, else undefined. */
+  async unknownKey(req: Request): Promise<ApiError | undefined> {
+    const address = req.ip ?? "unknown";
+    let decision: Decision;
+    try {
+      decision = decide(await this.store.take(`unknown-key:${address}`, this.limits), this.limits);
+    } catch (err) {
+      loggerFor(req, this.logger).warn({ err }, "unknown-key limit not applied: its bucket could not be read");
+      return undefined;
+    }
+    if (decision.allowed) return undefined;
+    if (this.waiting.size >= 10_000) this.waiting.clear();
+    this.waiting.set(address, this.now() + decision.retryAfterSeconds * 1000);
+    return new ApiError(429, messages.rateLimited, { "Retry-After": String(decision.retryAfterSeconds) });
+  }
 }

@@ -19,7 +19,7 @@ import { echoIdempotencyKey, type IdempotencyStore } from "./idempotency.js";
 import { type Logger, stderrLogger } from "./logger.js";
 import { MemoryRateLimitStore } from "./memory-rate-limit.js";
 import { messages } from "./messages.js";
-import { type RateLimitStore, rateLimit } from "./rate-limit.js";
+import { type RateLimitStore, rateLimit, UnknownKeyLimiter } from "./rate-limit.js";
 import { operationOf } from "./request-metadata.js";
 import { refuseUnstorableInput } from "./request-rules.js";
 
@@ -156,10 +156,16 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
   });
 
   const api = express.Router();
-  api.use(apiKeyAuthentication(options.authenticate));
   if (options.rateLimit) {
     const { perMinute, burst = perMinute, store = new MemoryRateLimitStore() } = options.rateLimit;
-    api.use(rateLimit(store, { perMinute, burst: Math.max(1, burst) }, logger));
+    const limits = { perMinute, burst: Math.max(1, burst) };
+    // Unknown keys are limited per client address, before their lookup; valid keys per key, after it.
+    const unknownKeys = new UnknownKeyLimiter(store, limits, logger);
+    api.use(unknownKeys.refuseWaiting);
+    api.use(apiKeyAuthentication(options.authenticate, (req) => unknownKeys.unknownKey(req)));
+    api.use(rateLimit(store, limits, logger));
+  } else {
+    api.use(apiKeyAuthentication(options.authenticate));
   }
   const bodyLimitBytes = options.bodyLimitBytes ?? 102_400;
   api.use(bodyWithinLimit(bodyLimitBytes));

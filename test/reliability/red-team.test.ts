@@ -146,6 +146,23 @@ describe.each(drivers)("the red-team reproductions (%s)", (driver) => {
     }
   });
 
+  it("limits unknown keys per client address: 429 with Retry-After past the rate, before any lookup", async () => {
+    const limited = await startTestServer({ driver, config: { rateLimitPerMinute: 60, rateLimitBurst: 5 } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        const response = await limited.request("/v1/notifications?limit=1", { key: `${i}`.padStart(32, "0") });
+        statuses.push(response.status);
+        if (response.status === 429) expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+        await response.arrayBuffer();
+      }
+      expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+      expect(statuses.slice(5)).toEqual(Array(7).fill(429));
+    } finally {
+      await limited.close();
+    }
+  });
+
   it("keeps a leading U+FEFF as it was sent", async () => {
     const subscriber = await firstSubscriber();
     const response = await server.request(`/v2/subscribers/${subscriber.subscriberId}`, {

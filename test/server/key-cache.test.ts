@@ -27,13 +27,24 @@ describe("API key cache", () => {
     expect(lookups).toBe(2);
   });
 
-  it("never remembers an unknown key, so a key created a moment later works at once", async () => {
+  it("remembers an unknown key for 5 s: one lookup per 5 s for a repeated wrong key, a new key works after them", async () => {
+    let now = 1_000;
     let known = false;
-    const cache = new KeyCache(30_000);
-    const load = async () => (known ? environment("new") : undefined);
+    let lookups = 0;
+    const cache = new KeyCache(30_000, 100, () => now);
+    const load = async () => {
+      lookups++;
+      return known ? environment("new") : undefined;
+    };
     expect(await cache.get("k", load)).toBeUndefined();
+    expect(cache.get("k", load)).toBeUndefined();
+    expect(lookups).toBe(1);
     known = true;
+    now = 6_000;
+    expect(cache.get("k", load)).toBeUndefined();
+    now = 6_001;
     expect((await cache.get("k", load))?.name).toBe("new");
+    expect(lookups).toBe(2);
   });
 
   it("holds at most maxEntries keys, dropping the oldest", async () => {
