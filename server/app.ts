@@ -53,6 +53,7 @@ export interface AppDependencies {
     | "validateResponses"
     | "bodyLimitBytes"
     | "idempotencyTtlSeconds"
+    | "idempotencyMaxBytesPerEnvironment"
     | "defaultRetentionDays"
     | "rateLimitPerMinute"
     | "rateLimitBurst"
@@ -103,7 +104,14 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
       authenticate: environmentKeys(store, config.defaultRetentionDays, new KeyCache(config.apiKeyCacheSeconds * 1000)),
       services: (_req, transaction) => ({ store: transaction ?? store }),
       idempotency: {
-        store: new DatabaseIdempotencyStore(store),
+        store: new DatabaseIdempotencyStore(store, {
+          maxBytesPerEnvironment: config.idempotencyMaxBytesPerEnvironment,
+          onDeleted: (environmentId, deleted) =>
+            logger.info(
+              { environmentId, deleted },
+              "deleted the oldest idempotent answers past the environment's bound",
+            ),
+        }),
         ttlSeconds: config.idempotencyTtlSeconds,
       },
       rateLimit:

@@ -32,6 +32,8 @@ export interface Config {
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
   idempotencyTtlSeconds: number;
+  /** Bytes of stored idempotent answers an environment keeps; the oldest go first past them. */
+  idempotencyMaxBytesPerEnvironment: number;
   /** How long an API key's environment is remembered; 0 looks it up on every request. */
   apiKeyCacheSeconds: number;
   /** Notification history an environment may read when it has no retention of its own; undefined: unlimited. */
@@ -124,6 +126,7 @@ export function loadConfig(env: Env = process.env): Config {
     totalCountCap: integer(env, "TOTAL_COUNT_CAP", 50_000, 1),
     bodyLimitBytes: integer(env, "BODY_LIMIT_BYTES", 100 * 1024, 1),
     idempotencyTtlSeconds: integer(env, "IDEMPOTENCY_TTL_SECONDS", 24 * 60 * 60, 1),
+    idempotencyMaxBytesPerEnvironment: integer(env, "IDEMPOTENCY_MAX_MB_PER_ENVIRONMENT", 50, 1) * 1024 * 1024,
     apiKeyCacheSeconds: integer(env, "API_KEY_CACHE_SECONDS", 30, 0, 3600),
     defaultRetentionDays: retention === 0 ? undefined : retention,
     purgeAfterDays: integer(env, "PURGE_AFTER_DAYS", 0, 0) || undefined,

@@ -6,21 +6,65 @@
 import type { IdempotencySession, IdempotencyStore } from "@novu-query/express";
 import type { Store } from "./store/store.js";
 
+export interface StorageBound {
+  /** Bytes of stored answers an environment keeps; past them its oldest are deleted. */
+  maxBytesPerEnvironment: number;
+  /** Told how many answers a bound deleted (for the log). */
+  onDeleted?: (environmentId: string, deleted: number) => void;
+}
+
+/**
+ * How often the bound is applied: after this share of it has been saved in an environment by this process (or 100
+ * answers), so that a flood of large answers is cut back within a twentieth of the bound, at one query per batch.
+ */
+const checkEveryShare = 1 / 20;
+const checkEveryAnswers = 100;
+
 export class DatabaseIdempotencyStore implements IdempotencyStore<Store> {
   private readonly store: Store;
+  private readonly bound: StorageBound | undefined;
+  /** Per environment: bytes and answers saved since its bound was last applied. */
+  private readonly unchecked = new Map<string, { bytes: number; answers: number }>();
 
-  constructor(store: Store) {
+  constructor(store: Store, bound?: StorageBound) {
     this.store = store;
+    this.bound = bound;
   }
 
-  session<T>(environmentId: string, key: string, work: (session: IdempotencySession<Store>) => Promise<T>): Promise<T> {
-    return this.store.transaction((tx) =>
+  async session<T>(
+    environmentId: string,
+    key: string,
+    work: (session: IdempotencySession<Store>) => Promise<T>,
+  ): Promise<T> {
+    let saved = 0;
+    const result = await this.store.transaction((tx) =>
       work({
         transaction: tx,
         claim: () => tx.idempotency.tryLock(environmentId, key),
         find: () => tx.idempotency.find(environmentId, key),
-        save: (answer, ttlSeconds) => tx.idempotency.save(environmentId, key, answer, ttlSeconds),
+        save: (answer, ttlSeconds) => {
+          saved = Buffer.byteLength(answer.body);
+          return tx.idempotency.save(environmentId, key, answer, ttlSeconds);
+        },
       }),
     );
+    // After the commit: the answer is stored whatever the bound then deletes.
+    if (saved > 0) await this.applyBound(environmentId, saved);
+    return result;
+  }
+
+  private async applyBound(environmentId: string, savedBytes: number): Promise<void> {
+    if (!this.bound) return;
+    const count = this.unchecked.get(environmentId) ?? { bytes: 0, answers: 0 };
+    count.bytes += savedBytes;
+    count.answers += 1;
+    const { maxBytesPerEnvironment, onDeleted } = this.bound;
+    if (count.bytes < maxBytesPerEnvironment * checkEveryShare && count.answers < checkEveryAnswers) {
+      this.unchecked.set(environmentId, count);
+      return;
+    }
+    this.unchecked.delete(environmentId);
+    const deleted = await this.store.idempotency.keepNewestWithin(environmentId, maxBytesPerEnvironment);
+    if (deleted > 0) onDeleted?.(environmentId, deleted);
   }
 }

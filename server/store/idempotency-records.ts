@@ -57,6 +57,26 @@ export class IdempotencyRecordStore {
       .execute();
   }
 
+  /**
+   * Keeps the environment's newest answers within `maxBytes` of stored bodies and deletes the older ones (their keys
+   * are then new keys again); returns how many were deleted.
+   */
+  async keepNewestWithin(environmentId: string, maxBytes: number): Promise<number> {
+    const result = await sql`
+      DELETE FROM idempotency_records AS r
+      USING (
+        SELECT idempotency_key FROM (
+          SELECT idempotency_key,
+                 sum(octet_length(body)) OVER (ORDER BY created_at DESC, idempotency_key DESC) AS kept_bytes
+          FROM idempotency_records
+          WHERE environment_id = ${environmentId}
+        ) AS newest_first
+        WHERE kept_bytes > ${maxBytes}
+      ) AS old
+      WHERE r.environment_id = ${environmentId} AND r.idempotency_key = old.idempotency_key`.execute(this.db);
+    return Number(result.numAffectedRows ?? 0);
+  }
+
   /** Deletes expired records; returns how many. */
   async deleteExpired(): Promise<number> {
     const result = await this.db

@@ -199,3 +199,45 @@ describe.each(drivers)("idempotency-key on PATCH (%s)", (driver) => {
     },
   );
 });
+
+describe.each(drivers)("the bound on an environment's stored answers (%s)", (driver) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ driver, config: { idempotencyMaxBytesPerEnvironment: 400_000 } });
+  });
+  afterAll(() => server?.close());
+
+  it("keeps the newest answers within the bound and drops the oldest, whose key is then a new key", async () => {
+    const subscriber = server.production.subscribers.find((s) => !s.deleted) as SubscriberRow;
+    const path = `/v2/subscribers/${encodeURIComponent(subscriber.subscriber_id)}`;
+    // Each answer holds about 40 kB of data: 40 of them are four times the bound.
+    const keys = Array.from({ length: 40 }, (_, i) => `bound-${driver}-${i}`);
+    for (const [i, key] of keys.entries()) {
+      const body = { data: { note: `${i}`.repeat(40_000 / `${i}`.length) } };
+      expect((await server.request(path, jsonPatch(body, { "idempotency-key": key }))).status).toBe(200);
+    }
+    const rows = await server.store.db
+      .selectFrom("idempotency_records")
+      .select(["idempotency_key", (eb) => eb.fn<number>("octet_length", ["body"]).as("bytes")])
+      .where("environment_id", "=", server.production.environmentId)
+      .execute();
+    const bytes = rows.reduce((sum, row) => sum + Number(row.bytes), 0);
+    // Checked every twentieth of the bound saved, so at most that share over it.
+    expect(bytes).toBeLessThanOrEqual(400_000 * 1.05 + 41_000);
+    expect(rows.length).toBeLessThan(keys.length / 2);
+    const newest = keys.at(-1) as string;
+    expect(rows.map((row) => row.idempotency_key)).toContain(newest);
+    const replay = await server.request(
+      path,
+      jsonPatch({ data: { note: "39".repeat(40_000 / 2) } }, { "idempotency-key": newest }),
+    );
+    expect(replay.headers.get("idempotency-replay")).toBe("true");
+    // The oldest key's answer is gone: the same request is applied again (no change: the values are the same).
+    const oldest = await server.request(
+      path,
+      jsonPatch({ data: { note: "0".repeat(40_000) } }, { "idempotency-key": keys[0] as string }),
+    );
+    expect(oldest.status).toBe(200);
+    expect(oldest.headers.get("idempotency-replay")).toBeNull();
+  });
+});
