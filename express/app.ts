@@ -6,7 +6,7 @@
  */
 import express, { type Express } from "express";
 import { errorHandler, methodNotAllowed, notFound } from "./error-handler.js";
-import { urlLengthLimit } from "./http-server.js";
+import { requireHost, urlLengthLimit } from "./http-server.js";
 import { stderrLogger } from "./logger.js";
 import { createRouter, type RouterOptions } from "./router.js";
 
@@ -19,6 +19,7 @@ export function createApp<Transaction = undefined>(options: AppOptions<Transacti
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  app.use(requireHost);
   app.use(urlLengthLimit(options.maxUrlLength ?? 8192));
   app.use(createRouter(options));
   app.use(methodNotAllowed);

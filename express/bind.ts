@@ -13,6 +13,7 @@ import { type IdempotencyStore, type Outcome, runIdempotently } from "./idempote
 import { errorsFor, isDeclared, NotImplementedError } from "./operation-errors.js";
 import { operationMetadata } from "./request-metadata.js";
 import { operationRules } from "./request-rules.js";
+import { markWorkStarted } from "./work-started.js";
 
 export interface BindOptions<Transaction> {
   /** What every handler gets besides `auth` and `errors`; `transaction` is the idempotency session's, if any. */
@@ -54,6 +55,9 @@ function inputOf<K extends OperationId>(id: K, req: Request): HandlerInput<K> {
     body: req.body,
   } as unknown as HandlerInput<K>;
 }
+
+/** The outcome of work that was never started because its request had been answered: nothing to send. */
+const abandoned: Outcome = { status: 503, body: undefined };
 
 /** A handler answered or threw a status its operation does not declare: a bug in the handler, answered 500. */
 export class UndeclaredStatusError extends Error {
@@ -103,8 +107,12 @@ export function bindOperation<K extends OperationId, Transaction>(
         const context: HandlerContext<K> = { ...options.services(req, transaction), auth: caller.auth, errors };
         return guarded(id, () => handler(input, context));
       };
-      const work = () =>
-        idempotency && key
+      const work = () => {
+        // Answered already (the answer timeout while it waited for a turn, or Node's 408): it never starts, so that
+        // the answer it got ("please retry") stays true.
+        if (res.headersSent || res.destroyed) return Promise.resolve(abandoned);
+        markWorkStarted(res);
+        return idempotency && key
           ? runIdempotently(
               idempotency.store,
               {
@@ -119,6 +127,7 @@ export function bindOperation<K extends OperationId, Transaction>(
               (error) => errorBody(error, req),
             )
           : run(undefined);
+      };
       const { admission } = options;
       let outcome: Outcome;
       try {
@@ -127,7 +136,7 @@ export function bindOperation<K extends OperationId, Transaction>(
         throw options.translateError?.(error) ?? error;
       }
       // The answer timeout may have answered 503 already; the work is done (and stored), the late answer is dropped.
-      if (res.headersSent) return;
+      if (res.headersSent || outcome === abandoned) return;
       res.set(outcome.headers ?? {}).status(outcome.status);
       if (outcome.rawBody !== undefined) res.type("application/json").send(outcome.rawBody);
       else res.json(outcome.body);

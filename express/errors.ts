@@ -7,6 +7,7 @@ import { STATUS_CODES } from "node:http";
 import type { ConstraintValidation, ErrorDto, ValidationErrorDto } from "@novu-query/contract/types";
 import type { Request } from "express";
 import { messages } from "./messages.js";
+import { isSecretParameter, redacted, redactUrl } from "./redact.js";
 
 export type FieldErrors = Record<string, ConstraintValidation>;
 
@@ -58,12 +59,26 @@ export function transportErrorBody(status: number, message: string, path: string
   return { statusCode: status, error: reasonPhrase(status), message, timestamp: new Date().toISOString(), path };
 }
 
-/** The body of every error response. `path` is the request URL with its query string. */
+/** A 422's entries with the value of a credential-named query parameter replaced. */
+function withoutSecrets(fields: FieldErrors): FieldErrors {
+  const safe: FieldErrors = {};
+  for (const [key, entry] of Object.entries(fields)) {
+    const name = /^query\.([^[.]+)/.exec(key)?.[1];
+    safe[key] = name !== undefined && isSecretParameter(name) ? { ...entry, value: redacted } : entry;
+  }
+  return safe;
+}
+
+/**
+ * The body of every error response. `path` is the request URL with its query string (the values of credential-named
+ * parameters, `?apiKey=...`, replaced: express/redact.ts).
+ */
 export function errorBody(error: ApiError, req: Request, errorId?: string): ErrorBody {
-  const base = transportErrorBody(error.status, error.message, req.originalUrl);
+  const base = transportErrorBody(error.status, error.message, redactUrl(req.originalUrl));
   if (error instanceof ValidationError) {
     // `ctx` as Novu's exception filter sends it on every 422 (docs/decisions.md D4).
-    return { ...base, statusCode: 422, error: "Unprocessable Entity", ctx: {}, errors: error.fieldErrors };
+    const errors = withoutSecrets(error.fieldErrors);
+    return { ...base, statusCode: 422, error: "Unprocessable Entity", ctx: {}, errors };
   }
   return errorId ? { ...base, errorId } : base;
 }

@@ -31,7 +31,7 @@ export type {
   Handlers,
   Services,
 } from "./handler-types.js";
-export { answerTimeout, createHttpServer, type HttpLimits, urlLengthLimit } from "./http-server.js";
+export { answerTimeout, createHttpServer, type HttpLimits, requireHost, urlLengthLimit } from "./http-server.js";
 export {
   type IdempotencySession,
   type IdempotencyStore,
@@ -51,6 +51,15 @@ export {
   type OperationErrors,
   type SuccessStatus,
 } from "./operation-errors.js";
-export { type Decision, decide, policyHeader, type RateLimitStore, type RateLimits, type Take } from "./rate-limit.js";
+export {
+  type Decision,
+  decide,
+  policyHeader,
+  type RateLimitStore,
+  type RateLimits,
+  type Take,
+  UnknownKeyLimiter,
+} from "./rate-limit.js";
+export { isSecretParameter, redactUrl } from "./redact.js";
 export { maxBodyDepth, unstorableText } from "./request-rules.js";
 export { type ContractRouter, createRouter, type RouterOptions } from "./router.js";

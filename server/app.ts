@@ -12,6 +12,7 @@ import {
   messages,
   methodNotAllowed,
   notFound,
+  requireHost,
   urlLengthLimit,
 } from "@novu-query/express";
 import express, { type Express } from "express";
@@ -94,6 +95,7 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
   app.use(requestLog(logger));
   app.use(apiSecurityHeaders);
   if (config.corsOrigins.length > 0) app.use(corsFor(config.corsOrigins));
+  app.use(requireHost);
   app.use(urlLengthLimit(config.maxUrlLength));
 
   const queue = { maxWaitMs: config.queueTimeoutMs };

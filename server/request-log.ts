@@ -5,6 +5,7 @@
  * error handler logs through, the id with every line) is made only when something logs through it.
  */
 import { randomUUID } from "node:crypto";
+import { redactUrl } from "@novu-query/express";
 import type { RequestHandler } from "express";
 import type { Logger } from "pino";
 
@@ -47,7 +48,7 @@ export function requestLog(logger: Logger): RequestHandler {
       res.once("finish", () => {
         const line = {
           reqId,
-          req: { method: req.method, url: req.originalUrl },
+          req: { method: req.method, url: redactUrl(req.originalUrl) },
           res: { statusCode: res.statusCode },
           responseTime: Math.round(performance.now() - started),
         };

@@ -52,12 +52,15 @@ export const messages = {
   headersTooLarge: (maxBytes: number) => `Request headers are larger than the limit of ${maxBytes} bytes`,
   receiveTimeout: (ms: number) => `The request was not received within ${ms} ms`,
   answerTimeout: (ms: number) => `The request took longer than ${ms} ms; please retry`,
+  answerTimeoutWriteUnderWay: (ms: number) =>
+    `The request took longer than ${ms} ms and is still being processed: it may yet be applied. Retry with the same idempotency-key to get its answer`,
 
   // Overload (the skeleton's admission.ts, the server's STATEMENT_TIMEOUT_MS).
   overloaded: "The server is busy; please retry after the time in Retry-After",
   statementTimeout: (ms: number) =>
     `The database did not answer within ${ms} ms and the query was cancelled; nothing was changed. Please retry after the time in Retry-After`,
   malformedHttp: "Malformed HTTP request",
+  missingHost: "An HTTP/1.1 request must have a Host header",
   notImplemented: (operationId: string) => `The operation ${operationId} is not implemented yet`,
 } as const;
 

@@ -163,6 +163,40 @@ describe.each(drivers)("the red-team reproductions (%s)", (driver) => {
     }
   });
 
+  it("tells the truth when answers are late: neither 408 nor 'retry' for a PATCH that was applied", async () => {
+    const late = await startTestServer({ driver, config: { requestTimeoutMs: 100 } });
+    try {
+      const subscribers = late.production.subscribers.filter((s) => !s.deleted).slice(0, 30);
+      const answers = await Promise.all(
+        subscribers.map(async (s, i) => {
+          const response = await late.request(`/v2/subscribers/${s.subscriber_id}`, {
+            method: "PATCH",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ lastName: `Late ${i}` }),
+          });
+          const body = (await response.json()) as { message?: string };
+          return { status: response.status, message: body.message, retryAfter: response.headers.get("retry-after") };
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      for (const [i, s] of subscribers.entries()) {
+        const answer = answers[i] as (typeof answers)[number];
+        const read = await late.request(`/v2/subscribers?subscriberId=${encodeURIComponent(s.subscriber_id)}`);
+        const applied = (await json<{ data: Subscriber[] }>(read)).data[0]?.lastName === `Late ${i}`;
+        if (answer.status === 200) expect(applied).toBe(true);
+        // Not received whole in time (a busy loop did not read it): never handled.
+        else if (answer.status === 408) expect(applied, `${i}: said not received, was applied`).toBe(false);
+        else {
+          expect(answer.status).toBe(503);
+          expect(answer.retryAfter).toBeTruthy();
+          if (answer.message?.endsWith("please retry")) expect(applied, `${i}: said retry, was applied`).toBe(false);
+        }
+      }
+    } finally {
+      await late.close();
+    }
+  });
+
   it("keeps a leading U+FEFF as it was sent", async () => {
     const subscriber = await firstSubscriber();
     const response = await server.request(`/v2/subscribers/${subscriber.subscriberId}`, {

@@ -9,7 +9,7 @@ import { createApp } from "../../server/app.js";
 import { loadConfig } from "../../server/config.js";
 import { handlers } from "../../server/handlers/index.js";
 import { drivers } from "../support/databases.js";
-import { json, startTestServer, type TestServer } from "../support/server.js";
+import { json, jsonPatch, startTestServer, type TestServer } from "../support/server.js";
 
 /** Sends raw bytes and returns everything the server answered before closing. */
 function rawExchange(baseUrl: string, chunks: string[], pauseMs = 0): Promise<string> {
@@ -47,6 +47,10 @@ describe("limits, in the error shape", () => {
         getNotification: async (input, context) => {
           await new Promise((resolve) => setTimeout(resolve, 1500));
           return handlers.getNotification(input, context);
+        },
+        patchSubscriber: async (input, context) => {
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          return handlers.patchSubscriber(input, context);
         },
       },
     });
@@ -88,10 +92,47 @@ describe("limits, in the error shape", () => {
     expect(bodyOf(answer).statusCode).toBe(408);
   });
 
-  it("answers 503 when the answer takes longer than the limit", async () => {
+  it("answers 503 with Retry-After when the answer takes longer than the limit", async () => {
     const response = await server.request("/v1/notifications/66b7e1d0c3a2b1f0e9d8c7b6");
     expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("1");
     expect((await json<ErrorDto>(response)).message).toBe("The request took longer than 600 ms; please retry");
+  });
+
+  it("says a PATCH under way may yet be applied, and it is; a retry with its key gets its answer", async () => {
+    const subscriber = server.production.subscribers.find((s) => !s.deleted) as { subscriber_id: string };
+    const path = `/v2/subscribers/${subscriber.subscriber_id}`;
+    const patch = () => server.request(path, jsonPatch({ lastName: "Slow" }, { "idempotency-key": "slow-patch" }));
+    const timedOut = await patch();
+    expect(timedOut.status).toBe(503);
+    expect(timedOut.headers.get("retry-after")).toBe("1");
+    expect((await json<ErrorDto>(timedOut)).message).toBe(
+      "The request took longer than 600 ms and is still being processed: it may yet be applied. Retry with the same idempotency-key to get its answer",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const retried = await patch();
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get("idempotency-replay")).toBe("true");
+    expect((await json<{ lastName: string }>(retried)).lastName).toBe("Slow");
+  });
+
+  it("answers an HTTP/1.1 request without Host 400 in the error shape", async () => {
+    const answer = await rawExchange(server.baseUrl, ["GET /v1/notifications HTTP/1.1\r\nConnection: close\r\n\r\n"]);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(bodyOf(answer)).toMatchObject({ statusCode: 400, message: "An HTTP/1.1 request must have a Host header" });
+  });
+
+  it("keeps a key sent in the query string out of the error body and the request log", async () => {
+    const secret = "0123456789abcdef0123456789abcdef";
+    const response = await server.request(`/v1/notifications?apiKey=${secret}&limit=1`);
+    expect(response.status).toBe(422);
+    const text = await response.text();
+    expect(text).not.toContain(secret);
+    expect(JSON.parse(text)).toMatchObject({
+      path: "/v1/notifications?apiKey=[redacted]&limit=1",
+      errors: { "query.apiKey": { value: "[redacted]" } },
+    });
+    expect(server.logs.join("")).not.toContain(secret);
   });
 
   it("sends the security headers of a JSON API, and a CSP that lets the docs run", async () => {
@@ -227,5 +268,39 @@ describe("CORS (CORS_ORIGINS)", () => {
   it("gives other origins no CORS headers", async () => {
     const response = await server.request("/v1/notifications?limit=1", { headers: { origin: "https://evil.example" } });
     expect(response.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
+
+describe("the answer timeout, for a request still waiting for its turn", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      driver: "pglite",
+      demo: { subscribers: 20, notifications: 20 },
+      config: { requestTimeoutMs: 600, maxInFlight: 1, maxQueued: 5, queueTimeoutMs: 10_000 },
+      handlers: {
+        ...handlers,
+        patchSubscriber: async (input, context) => {
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          return handlers.patchSubscriber(input, context);
+        },
+      },
+    });
+  });
+  afterAll(() => server?.close());
+
+  it("says please retry, and never starts it: nothing is applied", async () => {
+    const [first, second] = server.production.subscribers.filter((s) => !s.deleted) as { subscriber_id: string }[];
+    const path = (s: { subscriber_id: string } | undefined) => `/v2/subscribers/${s?.subscriber_id}`;
+    const running = server.request(path(first), jsonPatch({ lastName: "First" }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const waiting = await server.request(path(second), jsonPatch({ lastName: "NeverApplied" }));
+    expect(waiting.status).toBe(503);
+    expect((await json<ErrorDto>(waiting)).message).toBe("The request took longer than 600 ms; please retry");
+    await running;
+    // Its turn came after the answer: it was dropped, not run.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const read = await server.request(`/v2/subscribers?subscriberId=${second?.subscriber_id}`);
+    expect((await json<{ data: { lastName: string }[] }>(read)).data[0]?.lastName).not.toBe("NeverApplied");
   });
 });
