@@ -2,6 +2,7 @@
  * fast-check arbitraries derived from the bundled spec: for every parameter and body field, values its schema
  * accepts and values it must refuse, so that a fuzzed request knows whether it should succeed.
  */
+import { fullFormats } from "ajv-formats/dist/formats.js";
 import fc from "fast-check";
 import { type JsonObject, parametersOf, resolve, spec } from "../support/spec.js";
 
@@ -23,6 +24,39 @@ type Schema = JsonObject & {
   items?: unknown;
   properties?: Record<string, unknown>;
 };
+
+const isDateTime = (fullFormats["date-time"] as { validate: (text: string) => boolean }).validate;
+const digits = (n: number, min: number, max: number) =>
+  fc.integer({ min, max }).map((value) => String(value).padStart(n, "0"));
+
+/** RFC 3339-like texts built from their parts; the format's own check says which it admits. */
+export function rfc3339Text(): fc.Arbitrary<string> {
+  const offset = fc.oneof(
+    fc.constantFrom("Z", "z"),
+    fc
+      .tuple(fc.constantFrom("+", "-"), digits(2, 0, 23), fc.constantFrom("", ":", "x"), digits(2, 0, 59))
+      .map(([sign, hours, colon, minutes]) =>
+        colon === "x" ? `${sign}${hours}` : `${sign}${hours}${colon}${minutes}`,
+      ),
+  );
+  return fc
+    .record({
+      year: fc.oneof(digits(4, 0, 9999), fc.constantFrom("0000", "0001", "1970", "9999")),
+      month: digits(2, 1, 12),
+      day: digits(2, 1, 31),
+      separator: fc.constantFrom("T", "t", " "),
+      time: fc.oneof(
+        fc.tuple(digits(2, 0, 23), digits(2, 0, 59), digits(2, 0, 59)).map((parts) => parts.join(":")),
+        fc.constant("23:59:60"),
+      ),
+      fraction: fc.oneof(fc.constant(""), fc.stringMatching(/^\.\d{1,12}$/)),
+      offset,
+    })
+    .map(
+      ({ year, month, day, separator, time, fraction, offset: zone }) =>
+        `${year}-${month}-${day}${separator}${time}${fraction}${zone}`,
+    );
+}
 
 /** Strings that break naive SQL, LIKE, JSON or shell handling. ASCII, so that case folding is unambiguous. */
 const nasty = [
@@ -123,6 +157,9 @@ export function validValue(raw: unknown): fc.Arbitrary<unknown> {
         fc
           .date({ min: new Date("2025-01-01"), max: new Date("2027-01-01"), noInvalidDate: true })
           .map((d) => d.toISOString()),
+        // Every form the format admits, not only what toISOString writes: leap seconds, `+01`, `+0130`, a space,
+        // lower case, long fractions, the years 0000 and 9999 (round three found 500s for the first three).
+        rfc3339Text().filter((text) => isDateTime(text)),
       );
     } else if (schema.format === "email")
       options.push(fc.emailAddress().filter((e) => e.length <= (schema.maxLength ?? 320)));
@@ -235,10 +272,29 @@ export function queryFor(operationId: string): fc.Arbitrary<QueryCase> {
   const fields = Object.fromEntries(
     parameters.map((p) => [String(p.name), fc.option(maybeValid(p.schema), { freq: 2, nil: undefined })]),
   );
-  const unknown = fc.option(fc.constantFrom("colour", "sort", "$where", "limit[]", "__proto__"), {
-    freq: 8,
-    nil: undefined,
-  });
+  // Unknown names, bracket keys (`email[0]`) and prototype names among them (round three found a 422 without its
+  // `value` and filters silently dropped).
+  const unknown = fc.option(
+    fc.constantFrom(
+      "colour",
+      "sort",
+      "$where",
+      "limit[]",
+      "__proto__",
+      "constructor[x]",
+      "hasOwnProperty[x]",
+      "email[toString]",
+      "email[__proto__]",
+      "channels[__proto__]",
+      "__proto__[email]",
+      "email[0]",
+      "toString",
+    ),
+    {
+      freq: 8,
+      nil: undefined,
+    },
+  );
   return fc.record({ fields: fc.record(fields), unknown }).map(({ fields: chosen, unknown: extra }) => {
     const params: [string, string][] = [];
     const values: Record<string, unknown> = {};

@@ -1,3 +1,4 @@
+import { dateTimeMilliseconds } from "@novu-query/contract/model";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { deepFuzzRuns, fuzzParameters } from "../support/fuzz-budget.js";
@@ -26,9 +27,13 @@ describe(`fuzzing the notification operations (${fuzzRuns} requests each)`, () =
             headers,
           });
           const { after, before } = query.values;
+          // The instants as the contract reads them (leap seconds, `+01` and the like: the model's parser).
           const reversed =
-            typeof after === "string" && typeof before === "string" && Date.parse(after) > Date.parse(before);
-          const afterOnly = typeof after === "string" && before === undefined && Date.parse(after) > Date.now();
+            typeof after === "string" &&
+            typeof before === "string" &&
+            dateTimeMilliseconds(after) > dateTimeMilliseconds(before);
+          const afterOnly =
+            typeof after === "string" && before === undefined && dateTimeMilliseconds(after) > Date.now();
           const { status } = await checkAnswer(
             "listNotifications",
             response,
