@@ -24,6 +24,7 @@ import { fixedRate } from "./fixed-rate.js";
 import { measureIngest } from "./ingest.js";
 import { latestLoad } from "./load-results.js";
 import { measureOverload } from "./overload.js";
+import { measureEmbeddedOverload } from "./overload-embedded.js";
 import { startScript, type Target } from "./processes.js";
 import { type OperationProfile, profileOperation } from "./profile.js";
 import {
@@ -166,6 +167,14 @@ const overload = await measureOverload(
 log(
   `  cheap p99 ${overload.cheapAlone.p99} ms alone, ${overload.cheapMixed.p99} ms beside ${overload.expensiveRate}/s expensive (capacity ${overload.expensiveCapacity}/s); expensive max ${overload.expensive.max} ms ${JSON.stringify(overload.expensive.statuses)}`,
 );
+
+log("Overload on the embedded default (PGlite, npm start's demo data), worker thread and server thread");
+const embeddedMeasuredAt = new Date().toISOString();
+const embeddedOverload = {
+  measuredAt: embeddedMeasuredAt,
+  node: process.version,
+  results: await measureEmbeddedOverload({ seconds: quick ? 2 : 10, cheapRate: 50 }, log),
+};
 
 const patchShape = shapeById("patch.data");
 let aloneKeys = 0;
@@ -346,6 +355,7 @@ const results: BenchResults = {
   throughput,
   profiles,
   overload,
+  embeddedOverload,
   startup,
   targets: [],
 };

@@ -14,6 +14,8 @@ export interface Config {
   poolSize: number;
   /** NODE_ENV=production: no demo data unless asked for, and no start with the public demo keys present. */
   production: boolean;
+  /** PGlite on a worker thread (default), so that its statements do not block the server's thread. */
+  pgliteThread: boolean;
   /** Load the demo data when the store is empty (default: not in production). */
   seedDemoData: boolean;
   /** Start in production although the store holds the public demo keys (a public demo deployment). */
@@ -117,6 +119,7 @@ export function loadConfig(env: Env = process.env): Config {
     poolSize,
     production,
     seedDemoData: boolean(env, "SEED_DEMO_DATA", !production),
+    pgliteThread: boolean(env, "PGLITE_THREAD", true),
     allowDemoKeys: boolean(env, "ALLOW_DEMO_KEYS", false),
     demoSubscribers: integer(env, "DEMO_SUBSCRIBERS", 1000, 0),
     demoNotifications: integer(env, "DEMO_NOTIFICATIONS", 5000, 0),

@@ -72,6 +72,7 @@ export async function runServer(config: Config): Promise<void> {
     poolSize: config.poolSize,
     statementTimeoutMs: config.statementTimeoutMs,
     preparedStatements: config.preparedStatements,
+    pgliteThread: config.pgliteThread,
     totalCountCap: config.totalCountCap,
     onIdleConnectionError: (err: Error) =>
       logger.warn({ err }, "an idle database connection was closed; it will be reopened"),

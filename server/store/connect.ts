@@ -4,6 +4,7 @@ import { Kysely, type KyselyConfig, PostgresDialect } from "kysely";
 import pg from "pg";
 import { PGlitePool } from "./pglite-pool.js";
 import { keepLeadingByteOrderMarks } from "./pglite-text.js";
+import { type PGliteLike, startPGliteWorker } from "./pglite-worker.js";
 import { prepareStatements } from "./prepared-statements.js";
 import type { Database } from "./schema.js";
 
@@ -23,7 +24,7 @@ export interface ConnectOptions {
   poolSize?: number | undefined;
   /**
    * PostgreSQL only: statements running longer are cancelled by the server (SQLSTATE 57014, `query_canceled`); 0 or
-   * absent: no limit. PGlite runs in this process's thread and has no timer to cancel with.
+   * absent: no limit. PGlite has no timer to cancel with.
    */
   statementTimeoutMs?: number | undefined;
   /**
@@ -37,6 +38,11 @@ export interface ConnectOptions {
    * The pool drops that connection and opens a new one when needed; without a listener the process would crash.
    */
   onIdleConnectionError?: ((error: Error) => void) | undefined;
+  /**
+   * PGlite only (default true): run it on a worker thread, so that a statement does not block this thread (admission
+   * keeps refusing, cheap requests keep being answered); false runs it here.
+   */
+  pgliteThread?: boolean | undefined;
   /** Told of every query run (Kysely's log hook): the benchmark uses it to explain the statements of each shape. */
   log?: KyselyConfig["log"];
 }
@@ -75,13 +81,20 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
         (options.readDatabaseUrl ? `, reads from ${masked(options.readDatabaseUrl)}` : ""),
     };
   }
-  keepLeadingByteOrderMarks();
-  const pglite = await PGlite.create(options.dataDir ?? "memory://", { extensions: { pg_trgm } });
+  // On a worker thread by default (PGLITE_THREAD=false: on this one), so that a slow query does not stop the server.
+  const pglite =
+    options.pgliteThread === false ? await inThisThread(options.dataDir) : await startPGliteWorker(options.dataDir);
   return {
     db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }), log: options.log }),
     driver: "pglite",
     location: options.dataDir ? `PGlite in ${options.dataDir}` : "PGlite in memory",
   };
+}
+
+/** PGlite on this thread: every statement blocks the server while it runs. */
+async function inThisThread(dataDir: string | undefined): Promise<PGliteLike> {
+  keepLeadingByteOrderMarks();
+  return PGlite.create(dataDir ?? "memory://", { extensions: { pg_trgm } });
 }
 
 /** The URL with its password hidden, for logs and the start-up message. */

@@ -1,5 +1,5 @@
-import type { PGlite } from "@electric-sql/pglite";
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from "kysely";
+import type { PGliteLike } from "./pglite-worker.js";
 
 type Command = PostgresQueryResult<unknown>["command"];
 
@@ -16,9 +16,9 @@ function commandOf(sql: string): Command {
 export class PGlitePool implements PostgresPool {
   private tail: Promise<void> = Promise.resolve();
 
-  private readonly pglite: PGlite;
+  private readonly pglite: PGliteLike;
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: PGliteLike) {
     this.pglite = pglite;
   }
 
@@ -34,9 +34,7 @@ export class PGlitePool implements PostgresPool {
       async query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
         // Like node-postgres: without parameters, the simple protocol, which allows several statements (migrations).
         const result =
-          parameters.length === 0
-            ? (await pglite.exec(sql)).at(-1)
-            : await pglite.query<R>(sql, parameters as unknown[]);
+          parameters.length === 0 ? (await pglite.exec(sql)).at(-1) : await pglite.query<R>(sql, [...parameters]);
         const rows = (result?.rows ?? []) as R[];
         return { command: commandOf(sql), rowCount: result?.affectedRows ?? rows.length, rows };
       },

@@ -1,0 +1,101 @@
+/**
+ * Graceful overload on the embedded default, side by side in one run: `npm start` (PGlite with the demo data) with
+ * PGlite on its worker thread (the default) and on the server's own thread (PGLITE_THREAD=false, as before 0.4).
+ * Each: cheap requests (list, get, search without filters, in turn) at a fixed rate alone, then beside list searches
+ * (`search=`, an expensive request: admission gives it few turns) sent at three times what the server answers of them.
+ *   npm run bench:overload -- [--seconds 10] [--rate 50]   writes bench/results/overload-embedded-<date>.json and
+ *   bench/RESULTS.md's section (re-rendered from the latest full run); `npm run bench` measures it too
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { startServerProcess } from "../scripts/processes.js";
+import { exitWithUsageIfAsked } from "../scripts/usage.js";
+import { measureOverload, type OverloadResult } from "./overload.js";
+import type { HttpRequest } from "./shapes.js";
+
+export interface EmbeddedOverload {
+  mode: "worker thread" | "server thread";
+  env: Record<string, string>;
+  result: OverloadResult;
+}
+
+export async function measureEmbeddedOverload(
+  options: { seconds: number; cheapRate: number },
+  log: (line: string) => void,
+): Promise<EmbeddedOverload[]> {
+  const modes = [
+    { mode: "worker thread" as const, env: { PGLITE_THREAD: "true" } },
+    { mode: "server thread" as const, env: { PGLITE_THREAD: "false" } },
+  ];
+  const results: EmbeddedOverload[] = [];
+  for (const { mode, env } of modes) {
+    const server = await startServerProcess({ ...env, LOG_LEVEL: "warn" });
+    try {
+      const headers = { authorization: `ApiKey ${server.keys.Production}` };
+      const first = await fetch(`${server.baseUrl}/v1/notifications?limit=50`, { headers });
+      if (first.status !== 200)
+        throw new Error(`${mode}: the first list answered ${first.status}: ${await first.text()}`);
+      const page = (await first.json()) as { data: { _id: string }[] };
+      const ids = page.data.map((n) => n._id);
+      const cheap = (i: number): HttpRequest => {
+        const paths = ["/v1/notifications?limit=10", `/v1/notifications/${ids[i % ids.length]}`, "/v2/subscribers"];
+        return { method: "GET", path: paths[i % paths.length] as string };
+      };
+      const terms = ["a", "e", "o", "an", "ma", "er", "example"];
+      const expensive = (i: number): HttpRequest => ({
+        method: "GET",
+        path: `/v1/notifications?limit=50&search=${terms[i % terms.length]}`,
+      });
+      const result = await measureOverload(
+        server.baseUrl,
+        headers,
+        cheap,
+        { label: "list searches (search=a, e, ma, ...)", request: expensive },
+        { cheapRate: options.cheapRate, seconds: options.seconds, timeoutMs: 30_000 },
+      );
+      log(
+        `  ${mode}: cheap p99 ${result.cheapAlone.p99} ms alone, ${result.cheapMixed.p99} ms beside ${result.expensiveRate}/s list searches (capacity ${result.expensiveCapacity}/s); flood ${JSON.stringify(result.expensive.statuses)}`,
+      );
+      results.push({ mode, env, result });
+    } finally {
+      await server.stop();
+    }
+  }
+  return results;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  exitWithUsageIfAsked(
+    "Usage: npm run bench:overload -- [--seconds 10] [--rate 50]\n" +
+      "  overload on the embedded default (PGlite), worker thread and server thread side by side;\n" +
+      "  writes bench/results/overload-embedded-<date>.json and re-renders bench/RESULTS.md with it",
+  );
+  const { values } = parseArgs({
+    options: { seconds: { type: "string", default: "10" }, rate: { type: "string", default: "50" } },
+  });
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  log("Overload on the embedded default (PGlite, npm start's demo data)");
+  const measuredAt = new Date().toISOString();
+  const results = await measureEmbeddedOverload(
+    { seconds: Number(values.seconds), cheapRate: Number(values.rate) },
+    log,
+  );
+  mkdirSync("bench/results", { recursive: true });
+  const file = `bench/results/overload-embedded-${measuredAt.slice(0, 10)}.json`;
+  writeFileSync(file, `${JSON.stringify({ measuredAt, node: process.version, results }, null, 2)}\n`);
+  // RESULTS.md again, from the latest full run with this measurement in it.
+  const { evaluateTargets, renderMarkdown } = await import("./report.js");
+  const full = readdirSync("bench/results")
+    .filter((name) => /^\d{4}-\d{2}-\d{2}\.json$/.test(name))
+    .sort()
+    .at(-1);
+  if (full && existsSync(join("bench/results", full))) {
+    const path = join("bench/results", full);
+    const latest = JSON.parse(readFileSync(path, "utf8"));
+    latest.embeddedOverload = { measuredAt, node: process.version, results };
+    latest.targets = evaluateTargets(latest);
+    writeFileSync("bench/RESULTS.md", renderMarkdown(latest, path));
+  }
+  log(`Wrote ${file} and bench/RESULTS.md`);
+}

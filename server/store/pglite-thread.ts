@@ -1,0 +1,63 @@
+/**
+ * The worker thread that PGlite runs in (pglite-worker.ts starts it): PGlite's WebAssembly runs each statement to the
+ * end without yielding, so on the server's own thread a slow query stops every other request, admission's refusals
+ * included. Here it blocks only this thread. Messages: `{ id, sql, params }` answered `{ id, rows, affectedRows }` or
+ * `{ id, error }`; `{ id, close: true }` closes the database.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { keepLeadingByteOrderMarks } from "./pglite-text.js";
+
+export interface ThreadRequest {
+  id: number;
+  sql?: string;
+  params?: unknown[];
+  close?: true;
+}
+
+export type ThreadAnswer =
+  | { id: number; rows: unknown[]; affectedRows: number | undefined }
+  | { id: number; error: { message: string; fields: Record<string, unknown> } };
+
+const port = parentPort;
+if (!port) throw new Error("pglite-thread.ts runs as a worker thread");
+
+keepLeadingByteOrderMarks();
+const pglite = await PGlite.create((workerData as { dataDir?: string }).dataDir ?? "memory://", {
+  extensions: { pg_trgm },
+});
+
+/** An error's own fields (PostgreSQL's `code`, `detail`, ...) as structured clone carries them. */
+function fieldsOf(error: unknown): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  if (error && typeof error === "object") {
+    for (const [name, value] of Object.entries(error)) {
+      if (value === null || ["string", "number", "boolean"].includes(typeof value)) fields[name] = value;
+    }
+  }
+  return fields;
+}
+
+port.on("message", async (request: ThreadRequest) => {
+  let answer: ThreadAnswer;
+  try {
+    if (request.close) {
+      await pglite.close();
+      answer = { id: request.id, rows: [], affectedRows: undefined };
+    } else {
+      const sql = request.sql ?? "";
+      const params = request.params ?? [];
+      // Like node-postgres: without parameters, the simple protocol, which allows several statements (migrations).
+      const result = params.length === 0 ? (await pglite.exec(sql)).at(-1) : await pglite.query(sql, params);
+      answer = { id: request.id, rows: result?.rows ?? [], affectedRows: result?.affectedRows };
+    }
+  } catch (error) {
+    answer = {
+      id: request.id,
+      error: { message: (error as Error)?.message ?? String(error), fields: fieldsOf(error) },
+    };
+  }
+  port.postMessage(answer);
+});
+port.postMessage({ ready: true });

@@ -1,0 +1,111 @@
+/**
+ * PGlite on a worker thread (pglite-thread.ts), with the two calls PGlitePool makes: `exec` for statements without
+ * parameters, `query` with them, and `close`. The server's thread only waits for answers, so it keeps accepting and
+ * refusing requests while a query runs. An error comes back as an Error with PostgreSQL's fields (`code`, ...).
+ */
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { threadId, Worker } from "node:worker_threads";
+import type { ThreadAnswer, ThreadRequest } from "./pglite-thread.js";
+
+export interface PGliteLike {
+  exec(sql: string): Promise<{ rows: unknown[]; affectedRows?: number | undefined }[]>;
+  query<R>(sql: string, params: unknown[]): Promise<{ rows: R[]; affectedRows?: number | undefined }>;
+  close(): Promise<void>;
+}
+
+/**
+ * The thread's module: the one beside this one, compiled (.js). Run from the sources, its TypeScript is compiled with
+ * esbuild once per process (tens of milliseconds; tsx in the thread cost a third of a second) into a file named by its
+ * content under node_modules/.cache.
+ */
+let compiled: Promise<URL> | undefined;
+
+async function threadModule(): Promise<URL> {
+  if (!import.meta.url.endsWith(".ts")) return new URL("./pglite-thread.js", import.meta.url);
+  compiled ??= (async () => {
+    const { build } = await import("esbuild");
+    const result = await build({
+      entryPoints: [fileURLToPath(new URL("./pglite-thread.ts", import.meta.url))],
+      bundle: true,
+      packages: "external",
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      write: false,
+      logLevel: "warning",
+    });
+    const code = result.outputFiles[0]?.contents ?? new Uint8Array();
+    const hash = createHash("sha256").update(code).digest("hex").slice(0, 16);
+    const dir = fileURLToPath(new URL("../../node_modules/.cache/novu-query/pglite-thread/", import.meta.url));
+    const file = join(dir, `pglite-thread-${hash}.mjs`);
+    if (!existsSync(file)) {
+      await mkdir(dir, { recursive: true });
+      const partial = `${file}.${process.pid}.${threadId}.partial`;
+      await writeFile(partial, code);
+      await rename(partial, file);
+    }
+    return pathToFileURL(file);
+  })();
+  return compiled;
+}
+
+export async function startPGliteWorker(dataDir: string | undefined): Promise<PGliteLike> {
+  const worker = new Worker(await threadModule(), { workerData: { dataDir } });
+  const waiting = new Map<number, { resolve: (answer: ThreadAnswer) => void; reject: (error: Error) => void }>();
+  let nextId = 1;
+  let failure: Error | undefined;
+  const failAll = (error: Error) => {
+    failure = error;
+    for (const { reject } of waiting.values()) reject(error);
+    waiting.clear();
+  };
+  worker.on("error", failAll);
+  worker.on("exit", (code) => failAll(new Error(`the PGlite thread exited (${code})`)));
+  await new Promise<void>((resolve, reject) => {
+    const onMessage = (message: { ready?: true }) => {
+      if (!message.ready) return;
+      worker.off("message", onMessage);
+      worker.off("error", reject);
+      resolve();
+    };
+    worker.on("message", onMessage);
+    worker.once("error", reject);
+  });
+  worker.on("message", (answer: ThreadAnswer) => {
+    const pending = waiting.get(answer.id);
+    if (!pending) return;
+    waiting.delete(answer.id);
+    pending.resolve(answer);
+  });
+
+  const ask = (request: Omit<ThreadRequest, "id">) =>
+    new Promise<ThreadAnswer>((resolve, reject) => {
+      if (failure) return reject(failure);
+      const id = nextId++;
+      waiting.set(id, { resolve, reject });
+      worker.postMessage({ ...request, id });
+    }).then((answer) => {
+      if ("error" in answer) throw Object.assign(new Error(answer.error.message), answer.error.fields);
+      return answer;
+    });
+
+  return {
+    async exec(sql) {
+      const answer = await ask({ sql, params: [] });
+      return [{ rows: answer.rows, affectedRows: answer.affectedRows }];
+    },
+    async query<R>(sql: string, params: unknown[]) {
+      const answer = await ask({ sql, params });
+      return { rows: answer.rows as R[], affectedRows: answer.affectedRows };
+    },
+    async close() {
+      await ask({ close: true });
+      worker.removeAllListeners("exit");
+      await worker.terminate();
+    },
+  };
+}
