@@ -280,7 +280,9 @@ async function requestFailure(id: OperationId, request: Request, params: Json, u
   const check = operationCheck(id);
   const errors: FieldErrors = {};
   const known = new Set(check.parameters.filter((p) => p.where === "query").map((p) => p.name));
-  for (const name of new Set(url.searchParams.keys())) {
+  const names = new Set<string>();
+  url.searchParams.forEach((_value, name) => names.add(name));
+  for (const name of names) {
     if (known.has(name)) continue;
     const values = url.searchParams.getAll(name);
     // `email[0]`, `channels[]`: the server's words (express/request-rules.ts), every value kept.

@@ -14,7 +14,7 @@ export function keepLeadingByteOrderMarks(): void {
   installed = true;
   const Platform = globalThis.TextDecoder;
   class TextDecoder extends Platform {
-    constructor(label?: string, options?: TextDecoderOptions) {
+    constructor(label?: string, options?: ConstructorParameters<typeof Platform>[1]) {
       // Only a decoder made without options, and only by PGlite: the stack is read once per decoder, not per decode.
       const fromPglite = options === undefined && pgliteModule.test(new Error().stack ?? "");
       super(label, fromPglite ? { ignoreBOM: true } : options);
