@@ -281,7 +281,9 @@ async function requestFailure(id: OperationId, request: Request, params: Json, u
   const errors: FieldErrors = {};
   const known = new Set(check.parameters.filter((p) => p.where === "query").map((p) => p.name));
   const names = new Set<string>();
-  url.searchParams.forEach((_value, name) => names.add(name));
+  url.searchParams.forEach((_value, name) => {
+    names.add(name);
+  });
   for (const name of names) {
     if (known.has(name)) continue;
     const values = url.searchParams.getAll(name);
