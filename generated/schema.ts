@@ -727,7 +727,7 @@ export interface components {
                 };
             };
         };
-        /** @description The server cannot take the request now: every turn for database work is taken and the queue is full (expensive requests, substring filters and deep offset pages, have fewer turns of their own), the database did not answer within the statement timeout (the query is cancelled and nothing it did is kept: a PATCH and its idempotency record roll back together, so a retry with the same key starts afresh), or the answer took longer than the request time limit. Wait `Retry-After` seconds and retry. */
+        /** @description The server cannot take the request now: every turn for database work is taken and the queue is full (expensive requests, substring filters and deep offset pages, have fewer turns of their own), the database did not answer within the statement timeout (the query is cancelled and nothing it did is kept: a PATCH and its idempotency record roll back together, so a retry with the same key starts afresh), or the answer took longer than the request time limit (a request whose work had not started is never applied; a PATCH already under way may still be, as its message says: retry it with the same idempotency-key to get its answer). Wait `Retry-After` seconds and retry. */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
