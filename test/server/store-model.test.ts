@@ -35,11 +35,16 @@ const instants = [
 ];
 /** Text with the characters that trip substring search: case, LIKE metacharacters, a backslash, non-ASCII letters. */
 const texts = ["ana", "Ana", "ANA.b", "b%c", "d_e", "x\\y", "Ünïcødé", "straße", "ǅemal", "日本", "o'neil", ""];
-const textArb = fc.oneof(
-  fc.constantFrom(...texts),
-  fc.string({ maxLength: 6 }),
-  fc.string({ unit: "grapheme", maxLength: 4 }),
-);
+/**
+ * Whether every cased character is one whose case mapping PGlite's C library knows: PGlite folds with tables older than
+ * Node's and glibc's (U+A7D0/U+A7D1, CLOSED INSERTION Q, Unicode 14, match each other in JavaScript and on PostgreSQL,
+ * not on PGlite: docs/decisions.md D40). Letters up to Armenian are drawn; beyond, only characters without case.
+ */
+const foldsEverywhere = (text: string) =>
+  [...text].every((c) => (c.codePointAt(0) ?? 0) <= 0x058f || (c.toLowerCase() === c && c.toUpperCase() === c));
+const textArb = fc
+  .oneof(fc.constantFrom(...texts), fc.string({ maxLength: 6 }), fc.string({ unit: "grapheme", maxLength: 4 }))
+  .filter(foldsEverywhere);
 const nullable = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: null, freq: 4 });
 
 interface DataSet {
