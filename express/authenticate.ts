@@ -41,14 +41,21 @@ export function hashApiKey(apiKey: string): string {
   return createHash("sha256").update(apiKey).digest("hex");
 }
 
+/** What limits clients that try unknown keys (rate-limit.ts's UnknownKeyLimiter). */
+export interface UnknownKeyGuard {
+  /** Before the lookup: an answer that replaces it (429), or undefined to look the key up. */
+  beforeLookup(req: Request, keyHash: string): ApiError | undefined;
+  /** After a key was not found: an answer that replaces the 401 (429), or undefined. */
+  unknownKey(req: Request): Promise<ApiError | undefined>;
+  /** After a key authenticated. */
+  knownKey(keyHash: string): void;
+}
+
 /**
- * Answers 401 for a missing, malformed or unknown key; records the caller for the rest of the pipeline. For an unknown
- * key, `onUnknownKey` may answer otherwise (a 429 once the client has tried too many).
+ * Answers 401 for a missing, malformed or unknown key; records the caller for the rest of the pipeline. With a
+ * `guard`, a client that tried too many unknown keys is answered 429 instead.
  */
-export function apiKeyAuthentication(
-  authenticate: Authenticate,
-  onUnknownKey: (req: Request) => Promise<ApiError | undefined> = async () => undefined,
-): RequestHandler {
+export function apiKeyAuthentication(authenticate: Authenticate, guard?: UnknownKeyGuard): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers.authorization;
     if (header === undefined) return next(ApiError.unauthorized(messages.missingAuthorization));
@@ -60,10 +67,13 @@ export function apiKeyAuthentication(
     if (apiKey === "") return next(ApiError.unauthorized(messages.emptyKey));
     try {
       const keyHash = hashApiKey(apiKey);
+      const refused = guard?.beforeLookup(req, keyHash);
+      if (refused) return next(refused);
       const found = authenticate({ apiKey, keyHash }, req);
       // A hook that answers at once (a cached key) is not awaited: no extra turn of the event loop per request.
       const auth = found instanceof Promise ? await found : found;
-      if (!auth) return next((await onUnknownKey(req)) ?? ApiError.unauthorized(messages.keyNotFound));
+      if (!auth) return next((await guard?.unknownKey(req)) ?? ApiError.unauthorized(messages.keyNotFound));
+      guard?.knownKey(keyHash);
       callers.set(res, { auth, keyHash });
       next();
     } catch (error) {

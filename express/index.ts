@@ -8,7 +8,13 @@ export { type OperationId, operationIds, operationTable } from "@novu-query/cont
 export type * from "@novu-query/contract/types";
 export { Admission, type Cost, type CostOf, Limiter, type LimiterOptions, overloaded } from "./admission.js";
 export { type AppOptions, createApp } from "./app.js";
-export { type ApiKeyCredentials, type Authenticate, type Caller, hashApiKey } from "./authenticate.js";
+export {
+  type ApiKeyCredentials,
+  type Authenticate,
+  type Caller,
+  hashApiKey,
+  type UnknownKeyGuard,
+} from "./authenticate.js";
 export { UndeclaredStatusError } from "./bind.js";
 export { isContractRequest } from "./contract-routes.js";
 export { handler, type UndeclaredFields } from "./define-handler.js";

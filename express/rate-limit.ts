@@ -105,11 +105,15 @@ export function rateLimit(store: RateLimitStore, limits: RateLimits, logger: Log
 /**
  * Unknown API keys, limited per client address: each costs the app a key lookup, and a client trying keys would
  * otherwise never meet a limit (the buckets above are per valid key). Every 401 `API Key not found` takes a token from
- * the address's bucket (same rate and burst); once it is empty the address is answered 429 with `Retry-After`, before
- * any lookup, until the bucket refills. Which addresses are waiting is kept in this process (at most 10,000).
+ * the address's bucket (same rate and burst); once it is empty, the address's requests are answered 429 with
+ * `Retry-After` before any lookup until the bucket refills, except those with a key that authenticated in the last
+ * minute: behind a proxy many clients share an address, and one of them trying keys must not lock the others out.
+ * Kept in this process: the waiting addresses and the recent keys, at most 10,000 of each.
  */
 export class UnknownKeyLimiter {
   private readonly waiting = new Map<string, number>();
+  /** Key hashes that authenticated recently, and until when they count as recent. */
+  private readonly recentKeys = new Map<string, number>();
   private readonly store: RateLimitStore;
   private readonly limits: RateLimits;
   private readonly logger: Logger;
@@ -122,18 +126,25 @@ export class UnknownKeyLimiter {
     this.now = now;
   }
 
-  /** Mounted before authentication: 429 for an address that is waiting, without a lookup. */
-  readonly refuseWaiting: RequestHandler = (req, _res, next) => {
-    const address = req.ip ?? "unknown";
-    const until = this.waiting.get(address);
-    if (until === undefined) return next();
-    const seconds = Math.ceil((until - this.now()) / 1000);
+  /** Before the lookup: 429 for a waiting address, unless this key authenticated in the last minute. */
+  beforeLookup(req: Request, keyHash: string): ApiError | undefined {
+    const until = this.waiting.get(req.ip ?? "unknown");
+    if (until === undefined) return undefined;
+    const now = this.now();
+    if ((this.recentKeys.get(keyHash) ?? 0) > now) return undefined;
+    const seconds = Math.ceil((until - now) / 1000);
     if (seconds <= 0) {
-      this.waiting.delete(address);
-      return next();
+      this.waiting.delete(req.ip ?? "unknown");
+      return undefined;
     }
-    next(new ApiError(429, messages.rateLimited, { "Retry-After": String(seconds) }));
-  };
+    return new ApiError(429, messages.rateLimited, { "Retry-After": String(seconds) });
+  }
+
+  /** A key that authenticated: it passes its address's wait for a minute. */
+  knownKey(keyHash: string): void {
+    if (this.recentKeys.size >= 10_000) this.recentKeys.clear();
+    this.recentKeys.set(keyHash, this.now() + 60_000);
+  }
 
   /** After a key was not found: the 429 that replaces the 401 once the address is over its limit, else undefined. */
   async unknownKey(req: Request): Promise<ApiError | undefined> {

@@ -159,10 +159,8 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
   if (options.rateLimit) {
     const { perMinute, burst = perMinute, store = new MemoryRateLimitStore() } = options.rateLimit;
     const limits = { perMinute, burst: Math.max(1, burst) };
-    // Unknown keys are limited per client address, before their lookup; valid keys per key, after it.
-    const unknownKeys = new UnknownKeyLimiter(store, limits, logger);
-    api.use(unknownKeys.refuseWaiting);
-    api.use(apiKeyAuthentication(options.authenticate, (req) => unknownKeys.unknownKey(req)));
+    // Unknown keys are limited per client address (before their lookup once over); valid keys per key, after it.
+    api.use(apiKeyAuthentication(options.authenticate, new UnknownKeyLimiter(store, limits, logger)));
     api.use(rateLimit(store, limits, logger));
   } else {
     api.use(apiKeyAuthentication(options.authenticate));

@@ -55,6 +55,7 @@ export interface AppDependencies {
     | "bodyLimitBytes"
     | "idempotencyTtlSeconds"
     | "idempotencyMaxBytesPerEnvironment"
+    | "trustProxy"
     | "defaultRetentionDays"
     | "rateLimitPerMinute"
     | "rateLimitBurst"
@@ -91,6 +92,7 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  app.set("trust proxy", config.trustProxy);
 
   app.use(requestLog(logger));
   app.use(apiSecurityHeaders);

@@ -14,6 +14,8 @@ export interface Config {
   poolSize: number;
   /** NODE_ENV=production: no demo data unless asked for, and no start with the public demo keys present. */
   production: boolean;
+  /** Express's `trust proxy`: which proxies' X-Forwarded-For names the client (unknown-key limits are per client). */
+  trustProxy: boolean | number | string;
   /** PGlite on a worker thread (default), so that its statements do not block the server's thread. */
   pgliteThread: boolean;
   /** Load the demo data when the store is empty (default: not in production). */
@@ -104,6 +106,15 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new Error(`${name} must be true or false, not "${env[name]}"`);
 }
 
+/** TRUST_PROXY as Express takes it: unset or false, true, a number of hops, or addresses and subnets. */
+function trustProxy(raw: string | undefined): boolean | number | string {
+  const value = (raw ?? "").trim();
+  if (value === "" || value === "false") return false;
+  if (value === "true") return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const production = env.NODE_ENV === "production";
   const retention = integer(env, "RETENTION_DAYS", 0, 0);
@@ -120,6 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
     production,
     seedDemoData: boolean(env, "SEED_DEMO_DATA", !production),
     pgliteThread: boolean(env, "PGLITE_THREAD", true),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     allowDemoKeys: boolean(env, "ALLOW_DEMO_KEYS", false),
     demoSubscribers: integer(env, "DEMO_SUBSCRIBERS", 1000, 0),
     demoNotifications: integer(env, "DEMO_NOTIFICATIONS", 5000, 0),

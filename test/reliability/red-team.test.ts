@@ -147,17 +147,28 @@ describe.each(drivers)("the red-team reproductions (%s)", (driver) => {
   });
 
   it("limits unknown keys per client address: 429 with Retry-After past the rate, before any lookup", async () => {
-    const limited = await startTestServer({ driver, config: { rateLimitPerMinute: 60, rateLimitBurst: 5 } });
+    const limited = await startTestServer({
+      driver,
+      config: { rateLimitPerMinute: 60, rateLimitBurst: 5, trustProxy: true },
+    });
+    const from = (address: string, key: string) =>
+      limited.request("/v1/notifications?limit=1", { key, headers: { "x-forwarded-for": address } });
     try {
+      // A client of the same address (behind one proxy) whose key worked a moment ago.
+      expect((await from("10.0.0.1", limited.production.apiKey)).status).toBe(200);
       const statuses: number[] = [];
       for (let i = 0; i < 12; i++) {
-        const response = await limited.request("/v1/notifications?limit=1", { key: `${i}`.padStart(32, "0") });
+        const response = await from("10.0.0.1", `${i}`.padStart(32, "0"));
         statuses.push(response.status);
         if (response.status === 429) expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
         await response.arrayBuffer();
       }
       expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
       expect(statuses.slice(5)).toEqual(Array(7).fill(429));
+      // The address waits; the key that worked is not held back, and another address is not either.
+      expect((await from("10.0.0.1", limited.production.apiKey)).status).toBe(200);
+      expect((await from("10.0.0.1", limited.development.apiKey)).status).toBe(429);
+      expect((await from("10.0.0.2", "f".repeat(32))).status).toBe(401);
     } finally {
       await limited.close();
     }
@@ -195,6 +206,27 @@ describe.each(drivers)("the red-team reproductions (%s)", (driver) => {
     } finally {
       await late.close();
     }
+  });
+
+  it("takes an upload the client aborts as a client's 400, not a logged 500", async () => {
+    const subscriber = await firstSubscriber();
+    const { hostname, port } = new URL(server.baseUrl);
+    const before = server.logs.length;
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(
+          `PATCH /v2/subscribers/${subscriber.subscriberId} HTTP/1.1\r\nHost: x\r\nAuthorization: ApiKey ${server.production.apiKey}\r\n` +
+            'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"lastName":',
+        );
+        setTimeout(() => socket.destroy(), 100);
+      });
+      socket.on("close", () => resolve());
+      socket.on("error", reject);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const logged = server.logs.slice(before).join("");
+    expect(logged).not.toContain('"level":50');
+    expect(logged).not.toContain("request failed");
   });
 
   it("keeps a leading U+FEFF as it was sent", async () => {
