@@ -81,7 +81,7 @@ export interface WorkingCopy {
    * complete copy is ever renamed into the spares folder.
    */
   prepareSpare(): Promise<void>;
-  /** Deletes the copy, and a spare this process had not finished (at exit). */
+  /** Deletes the copy (at exit); a spare this process had not finished is left for the next start to delete. */
   remove(): void;
 }
 
@@ -212,7 +212,9 @@ export async function demoWorkingCopy(
     },
     remove() {
       rmSync(dataDir, { recursive: true, force: true });
-      if (making) rmSync(making, { recursive: true, force: true });
+      // A spare still being made is left as it is: its copy runs on a worker thread that may still be writing, and
+      // deleting under it could let it finish and rename a copy with files missing. The next start removes it
+      // (`removeOrphans`: its process is gone).
     },
   };
 }
