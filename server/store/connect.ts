@@ -1,10 +1,8 @@
-import { PGlite } from "@electric-sql/pglite";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { Kysely, type KyselyConfig, PostgresDialect } from "kysely";
 import pg from "pg";
+import { openPGlite } from "./pglite-open.js";
 import { PGlitePool } from "./pglite-pool.js";
-import { keepLeadingByteOrderMarks } from "./pglite-text.js";
-import { type PGliteLike, startPGliteWorker } from "./pglite-worker.js";
+import { startPGliteWorker } from "./pglite-worker.js";
 import { prepareStatements } from "./prepared-statements.js";
 import type { Database } from "./schema.js";
 
@@ -83,18 +81,12 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   }
   // On a worker thread by default (PGLITE_THREAD=false: on this one), so that a slow query does not stop the server.
   const pglite =
-    options.pgliteThread === false ? await inThisThread(options.dataDir) : await startPGliteWorker(options.dataDir);
+    options.pgliteThread === false ? await openPGlite(options.dataDir) : await startPGliteWorker(options.dataDir);
   return {
     db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }), log: options.log }),
     driver: "pglite",
     location: options.dataDir ? `PGlite in ${options.dataDir}` : "PGlite in memory",
   };
-}
-
-/** PGlite on this thread: every statement blocks the server while it runs. */
-async function inThisThread(dataDir: string | undefined): Promise<PGliteLike> {
-  keepLeadingByteOrderMarks();
-  return PGlite.create(dataDir ?? "memory://", { extensions: { pg_trgm } });
 }
 
 /** The URL with its password hidden, for logs and the start-up message. */

@@ -5,9 +5,7 @@
  * `{ id, error }`; `{ id, close: true }` closes the database.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { PGlite } from "@electric-sql/pglite";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { keepLeadingByteOrderMarks } from "./pglite-text.js";
+import { openPGlite } from "./pglite-open.js";
 
 export interface ThreadRequest {
   id: number;
@@ -23,10 +21,7 @@ export type ThreadAnswer =
 const port = parentPort;
 if (!port) throw new Error("pglite-thread.ts runs as a worker thread");
 
-keepLeadingByteOrderMarks();
-const pglite = await PGlite.create((workerData as { dataDir?: string }).dataDir ?? "memory://", {
-  extensions: { pg_trgm },
-});
+const pglite = await openPGlite((workerData as { dataDir?: string }).dataDir);
 
 /** An error's own fields (PostgreSQL's `code`, `detail`, ...) as structured clone carries them. */
 function fieldsOf(error: unknown): Record<string, unknown> {
