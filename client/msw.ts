@@ -23,6 +23,7 @@ import { createFactories, type FactoryOptions } from "./factories.js";
 import { pointerOf, resolveRef, segmentsOf } from "./json-pointer.js";
 import { type Caller, type MemoryAnswer, MemoryApi, type MemoryData } from "./memory-api.js";
 import { messages } from "./model/messages.js";
+import { unknownQueryKey } from "./model/query-keys.js";
 
 /** The statuses an operation declares. */
 export type StatusOf<Op extends OperationId> = (typeof operationTable)[Op]["statuses"][number];
@@ -285,12 +286,8 @@ async function requestFailure(id: OperationId, request: Request, params: Json, u
     names.add(name);
   });
   for (const name of names) {
-    if (known.has(name)) continue;
-    const values = url.searchParams.getAll(name);
-    // `email[0]`, `channels[]`: the server's words (express/request-rules.ts), every value kept.
-    const base = name.slice(0, Math.max(0, name.search(/[[\]]/)));
-    const message = known.has(base) ? messages.bracketedParameter(base, ...values) : "is not a known query parameter";
-    errors[`query.${name}`] = { messages: [message], value: values.length === 1 ? values[0] : values };
+    if (!known.has(name))
+      errors[`query.${name}`] = unknownQueryKey(name, url.searchParams.getAll(name), (n) => known.has(n));
   }
   for (const parameter of check.parameters) {
     const raw =

@@ -17,10 +17,10 @@
  *   parser would make of it.
  */
 
+import { isBracketedKey, unknownQueryKey } from "@novu-query/contract/model";
 import { type OperationId, operationTable } from "@novu-query/contract/operations";
 import type { Request, RequestHandler } from "express";
 import { ApiError, type FieldErrors } from "./errors.js";
-import { messages } from "./messages.js";
 import { pathPatternSource } from "./request-metadata.js";
 
 /** Deepest nesting of a request body (MongoDB, where Novu keeps subscribers, allows 100 for a whole document). */
@@ -82,18 +82,9 @@ function pathProblems(path: string, problems: FieldErrors): void {
  */
 function bracketedKeys(req: Request, problems: FieldErrors): void {
   for (const [key, value] of Object.entries(req.query as Record<string, unknown>)) {
-    const bracket = key.search(/[[\]]/);
-    if (bracket < 0) continue;
-    const name = key.slice(0, bracket);
+    if (!isBracketedKey(key)) continue;
     const values = Array.isArray(value) ? value.map(String) : [String(value)];
-    problems[`query.${key}`] = {
-      messages: [
-        knownQueryParameters.has(name)
-          ? messages.bracketedParameter(name, ...values)
-          : "is not a known query parameter",
-      ],
-      value: values.length === 1 ? (values[0] as string) : (values as never),
-    };
+    problems[`query.${key}`] = unknownQueryKey(key, values, (name) => knownQueryParameters.has(name));
   }
 }
 
@@ -103,7 +94,7 @@ export function unstorableInputs(req: Request): FieldErrors {
   pathProblems(req.path, problems);
   bracketedKeys(req, problems);
   for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
-    if (/[[\]]/.test(name)) continue;
+    if (isBracketedKey(name)) continue;
     const problem = unstorableText(name) ?? unstorableJson(value, 1);
     if (problem) problems[`query.${name}`] = { messages: [problem], value: typeof value === "string" ? value : null };
   }

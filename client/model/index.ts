@@ -26,6 +26,7 @@ export {
   resolveSubscriberFilters,
   retentionStart,
 } from "./notifications.js";
+export { isBracketedKey, unknownQueryKey } from "./query-keys.js";
 export {
   compareSubscribers,
   containsIgnoringCase,
