@@ -32,6 +32,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
 }
 
+/** A key one segment deeper, as the 422 entries and the logs write it: `query.channels` + `0` -> `query.channels[0]`. */
+function withSegment(key: string, segment: string): string {
+  return /^\d+$/.test(segment) ? `${key}[${segment}]` : `${key}.${segment}`;
+}
+
 /**
  * `/query/channels/0` -> { key: "query.channels[0]", value: req.query.channels[0] }. The validator's path is ajv's
  * instance path (a JSON pointer: `~1` for "/", `~0` for "~") with, for an unknown or missing property, the property's
@@ -55,7 +60,7 @@ function describeIssue(issue: ValidatorIssue, req: Request): { key: string; valu
     const rest = segments.slice(index).join("/");
     const whole = isObject(value) && Object.hasOwn(value, rest);
     const segment = whole ? rest : decodeSegment(segments[index] as string);
-    key += /^\d+$/.test(segment) ? `[${segment}]` : `.${segment}`;
+    key = withSegment(key, segment);
     value = isObject(value) && Object.hasOwn(value, segment) ? value[segment] : undefined;
     if (whole) break;
   }
@@ -127,10 +132,7 @@ function answerField(path: string): string {
     .split("/")
     .filter(Boolean)
     .map(decodeSegment);
-  return segments.reduce(
-    (key, segment) => (/^\d+$/.test(segment) ? `${key}[${segment}]` : `${key}.${segment}`),
-    "body",
-  );
+  return segments.reduce(withSegment, "body");
 }
 
 function answerProblem(issue: ValidatorIssue): string {

@@ -128,13 +128,14 @@ export class UnknownKeyLimiter {
 
   /** Before the lookup: 429 for a waiting address, unless this key authenticated in the last minute. */
   beforeLookup(req: Request, keyHash: string): ApiError | undefined {
-    const until = this.waiting.get(req.ip ?? "unknown");
+    const address = req.ip ?? "unknown";
+    const until = this.waiting.get(address);
     if (until === undefined) return undefined;
     const now = this.now();
     if ((this.recentKeys.get(keyHash) ?? 0) > now) return undefined;
     const seconds = Math.ceil((until - now) / 1000);
     if (seconds <= 0) {
-      this.waiting.delete(req.ip ?? "unknown");
+      this.waiting.delete(address);
       return undefined;
     }
     return new ApiError(429, messages.rateLimited, { "Retry-After": String(seconds) });
