@@ -9,7 +9,7 @@ import type { ErrorDto, ListNotificationsResponse, Subscriber, ValidationErrorDt
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSpecAjv, validatorAt } from "../../conformance/spec-validator.js";
 import { drivers } from "../support/databases.js";
-import { json, startTestServer, type TestServer } from "../support/server.js";
+import { json, jsonPatch, startTestServer, type TestServer } from "../support/server.js";
 
 const ajv = createSpecAjv();
 const validationErrorDto = validatorAt(ajv, "/components/schemas/ValidationErrorDto");
@@ -180,11 +180,10 @@ describe.each(drivers)("the red-team reproductions (%s)", (driver) => {
       const subscribers = late.production.subscribers.filter((s) => !s.deleted).slice(0, 30);
       const answers = await Promise.all(
         subscribers.map(async (s, i) => {
-          const response = await late.request(`/v2/subscribers/${s.subscriber_id}`, {
-            method: "PATCH",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ lastName: `Late ${i}` }),
-          });
+          const response = await late.request(
+            `/v2/subscribers/${s.subscriber_id}`,
+            jsonPatch({ lastName: `Late ${i}` }),
+          );
           const body = (await response.json()) as { message?: string };
           return { status: response.status, message: body.message, retryAfter: response.headers.get("retry-after") };
         }),
@@ -231,11 +230,10 @@ describe.each(drivers)("the red-team reproductions (%s)", (driver) => {
 
   it("keeps a leading U+FEFF as it was sent", async () => {
     const subscriber = await firstSubscriber();
-    const response = await server.request(`/v2/subscribers/${subscriber.subscriberId}`, {
-      method: "PATCH",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ lastName: "\uFEFFzz" }),
-    });
+    const response = await server.request(
+      `/v2/subscribers/${subscriber.subscriberId}`,
+      jsonPatch({ lastName: "\uFEFFzz" }),
+    );
     expect((await json<Subscriber>(response)).lastName).toBe("\uFEFFzz");
     const read = await json<{ data: Subscriber[] }>(
       await server.request(`/v2/subscribers?subscriberId=${encodeURIComponent(subscriber.subscriberId)}`),
@@ -245,11 +243,10 @@ describe.each(drivers)("the red-team reproductions (%s)", (driver) => {
 
   it("answers an empty idempotency key as empty, not as too long", async () => {
     const subscriber = await firstSubscriber();
-    const response = await server.request(`/v2/subscribers/${subscriber.subscriberId}`, {
-      method: "PATCH",
-      headers: { "content-type": "application/json", "idempotency-key": "" },
-      body: JSON.stringify({ lastName: "Key" }),
-    });
+    const response = await server.request(
+      `/v2/subscribers/${subscriber.subscriberId}`,
+      jsonPatch({ lastName: "Key" }, { "idempotency-key": "" }),
+    );
     expect(response.status).toBe(400);
     expect((await json<ErrorDto>(response)).message).toBe("idempotencyKey must not be empty");
   });

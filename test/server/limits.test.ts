@@ -31,6 +31,17 @@ function rawExchange(baseUrl: string, chunks: string[], pauseMs = 0): Promise<st
   });
 }
 
+/** The handler, answering only after `ms` milliseconds. */
+function slowly<Args extends unknown[], Answer>(
+  handler: (...args: Args) => Promise<Answer>,
+  ms: number,
+): (...args: Args) => Promise<Answer> {
+  return async (...args) => {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return handler(...args);
+  };
+}
+
 function bodyOf(rawAnswer: string): ErrorDto {
   return JSON.parse(rawAnswer.slice(rawAnswer.indexOf("\r\n\r\n") + 4)) as ErrorDto;
 }
@@ -44,14 +55,8 @@ describe("limits, in the error shape", () => {
       config: { requestTimeoutMs: 600, maxHeaderBytes: 8192, maxUrlLength: 2048 },
       handlers: {
         ...handlers,
-        getNotification: async (input, context) => {
-          await new Promise((resolve) => setTimeout(resolve, 1500));
-          return handlers.getNotification(input, context);
-        },
-        patchSubscriber: async (input, context) => {
-          await new Promise((resolve) => setTimeout(resolve, 1000));
-          return handlers.patchSubscriber(input, context);
-        },
+        getNotification: slowly(handlers.getNotification, 1500),
+        patchSubscriber: slowly(handlers.patchSubscriber, 1000),
       },
     });
   });
@@ -280,10 +285,7 @@ describe("the answer timeout, for a request still waiting for its turn", () => {
       config: { requestTimeoutMs: 600, maxInFlight: 1, maxQueued: 5, queueTimeoutMs: 10_000 },
       handlers: {
         ...handlers,
-        patchSubscriber: async (input, context) => {
-          await new Promise((resolve) => setTimeout(resolve, 1000));
-          return handlers.patchSubscriber(input, context);
-        },
+        patchSubscriber: slowly(handlers.patchSubscriber, 1000),
       },
     });
   });
