@@ -266,6 +266,11 @@ function authenticationFailure(request: Request): string | undefined {
   return undefined;
 }
 
+/** An error answer to a request the contract refuses, with its request id as the server's has. */
+function refusal(body: object, status: number): Response {
+  return HttpResponse.json(body, { status, headers: { "X-Request-Id": requestId() } });
+}
+
 /** Checks a request against the operation's parameters and body; answers 400/415/422 when the contract refuses it. */
 async function requestFailure(id: OperationId, request: Request, params: Json, url: URL): Promise<Response | null> {
   const idempotencyKey = request.headers.get("idempotency-key");
@@ -276,7 +281,7 @@ async function requestFailure(id: OperationId, request: Request, params: Json, u
       idempotencyKey === ""
         ? messages.idempotencyKeyEmpty
         : frame.message.replace(/"[^"]*"/, JSON.stringify(idempotencyKey));
-    return HttpResponse.json({ ...frame, message }, { status: 400 });
+    return refusal({ ...frame, message }, 400);
   }
   const check = operationCheck(id);
   const errors: FieldErrors = {};
@@ -307,19 +312,19 @@ async function requestFailure(id: OperationId, request: Request, params: Json, u
   }
   if (check.body) {
     if (!/^application\/json\b/i.test(request.headers.get("content-type") ?? "")) {
-      return HttpResponse.json(errorFrame("UnsupportedMediaType", url), { status: 415 });
+      return refusal(errorFrame("UnsupportedMediaType", url), 415);
     }
     const text = await request.text();
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      return HttpResponse.json(errorFrame("BadRequestMalformedJson", url), { status: 400 });
+      return refusal(errorFrame("BadRequestMalformedJson", url), 400);
     }
     if (!check.body(body)) addIssues(errors, "body", check.body.errors, body);
   }
   if (Object.keys(errors).length === 0) return null;
-  return HttpResponse.json({ ...errorFrame("ValidationPatchBody", url), errors }, { status: 422 });
+  return refusal({ ...errorFrame("ValidationPatchBody", url), errors }, 422);
 }
 
 /**

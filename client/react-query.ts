@@ -8,13 +8,17 @@
  *   const { data } = useInfiniteQuery(queries.searchSubscribersInfinite({ email: "@example.com" }));
  *   const rename = useMutation({ ...queries.patchSubscriber(), onSuccess: () => client.invalidateQueries({ queryKey: queries.keys.subscribers() }) });
  *
- * Errors reject with `ApiRequestError`, whose `body` is the contract's error body (narrow it on `statusCode`).
+ * Each option's `error` is the operation's `ApiError` without a cast: `query.error?.statusCode === 422` gives
+ * `query.error.body.errors`, `query.error?.kind === "unexpected"` is an answer that is not the contract's (a proxy's
+ * page), `query.error?.retryAfter` the seconds a 429 or 503 asks to wait. `retryPolicy()` retries as those answers ask.
  */
-import { infiniteQueryOptions, mutationOptions, queryOptions } from "@tanstack/react-query";
+import { type InfiniteData, infiniteQueryOptions, mutationOptions, queryOptions } from "@tanstack/react-query";
+import { newIdempotencyKey } from "./idempotency-key.js";
 import {
   type ApiClient,
+  type ApiError,
   ApiRequestError,
-  type ErrorDto,
+  dataOrThrow,
   type ListNotificationsQuery,
   type ListNotificationsResponse,
   type Notification,
@@ -22,30 +26,70 @@ import {
   type SearchSubscribersQuery,
   type SearchSubscribersResponse,
   type Subscriber,
-  type ValidationErrorDto,
 } from "./index.js";
 
-type SearchQuery = Omit<SearchSubscribersQuery, "after" | "before">;
-type ListQuery = Omit<ListNotificationsQuery, "page">;
+type SearchPagesQuery = Omit<SearchSubscribersQuery, "after" | "before">;
+type ListPagesQuery = Omit<ListNotificationsQuery, "page">;
 
-/** The data of an answer, or its error body thrown as an ApiRequestError. */
-async function dataOf<T>(answer: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
-  const { data, error, response } = await answer;
-  if (data === undefined) throw new ApiRequestError(response.status, error as ErrorDto | ValidationErrorDto);
-  return data;
-}
-
-/** The query keys, by resource: invalidate `keys.subscribers()` after a change to a subscriber, say. */
+/**
+ * The query keys, by resource: `keys.subscribers()` covers every subscriber query (searches, their pages), and each
+ * key without its query covers every query of its kind (`keys.searchSubscribersInfinite()`: every infinite search,
+ * whatever its filters), since TanStack Query matches keys by prefix.
+ */
 export const queryKeys = {
   all: () => ["novu-query"] as const,
   subscribers: () => ["novu-query", "subscribers"] as const,
-  searchSubscribers: (query: SearchSubscribersQuery = {}) => ["novu-query", "subscribers", "search", query] as const,
-  searchSubscribersInfinite: (query: SearchQuery = {}) => ["novu-query", "subscribers", "search-pages", query] as const,
+  searchSubscribers: (query?: SearchSubscribersQuery) =>
+    query === undefined
+      ? (["novu-query", "subscribers", "search"] as const)
+      : (["novu-query", "subscribers", "search", query] as const),
+  searchSubscribersInfinite: (query?: SearchPagesQuery) =>
+    query === undefined
+      ? (["novu-query", "subscribers", "search-pages"] as const)
+      : (["novu-query", "subscribers", "search-pages", query] as const),
   notifications: () => ["novu-query", "notifications"] as const,
-  listNotifications: (query: ListNotificationsQuery = {}) => ["novu-query", "notifications", "list", query] as const,
-  listNotificationsInfinite: (query: ListQuery = {}) => ["novu-query", "notifications", "list-pages", query] as const,
+  listNotifications: (query?: ListNotificationsQuery) =>
+    query === undefined
+      ? (["novu-query", "notifications", "list"] as const)
+      : (["novu-query", "notifications", "list", query] as const),
+  listNotificationsInfinite: (query?: ListPagesQuery) =>
+    query === undefined
+      ? (["novu-query", "notifications", "list-pages"] as const)
+      : (["novu-query", "notifications", "list-pages", query] as const),
   notification: (notificationId: string) => ["novu-query", "notifications", "detail", notificationId] as const,
 };
+
+export interface RetryOptions {
+  /** Retries after the first failure (default 3). */
+  retries?: number;
+  /** The first wait when the answer names none, doubling with each retry (default 1,000 ms). */
+  baseDelayMs?: number;
+  /** The longest wait, `Retry-After` included (default 30,000 ms). */
+  maxDelayMs?: number;
+}
+
+/** Whether a retry can help: no answer, a 429, or a 5xx. Never another 4xx, nor an error that is not the API's. */
+export function isRetryable(error: unknown): boolean {
+  if (!(error instanceof ApiRequestError)) return false;
+  if (error.status === undefined) return true;
+  return error.status === 429 || error.status >= 500;
+}
+
+/**
+ * `retry` and `retryDelay` for TanStack Query: retries what `isRetryable` says can help, waiting the answer's
+ * `Retry-After` when it gives one (429, 503) and doubling from `baseDelayMs` otherwise. Spread it into a query, or into
+ * `new QueryClient({ defaultOptions: { queries: retryPolicy() } })`.
+ */
+export function retryPolicy(options: RetryOptions = {}) {
+  const { retries = 3, baseDelayMs = 1000, maxDelayMs = 30_000 } = options;
+  return {
+    retry: (failureCount: number, error: unknown) => failureCount < retries && isRetryable(error),
+    retryDelay: (failureCount: number, error: unknown) => {
+      const asked = error instanceof ApiRequestError ? error.retryAfter : undefined;
+      return Math.min(asked === undefined ? baseDelayMs * 2 ** failureCount : asked * 1000, maxDelayMs);
+    },
+  };
+}
 
 export interface PatchSubscriberVariables {
   subscriberId: string;
@@ -54,25 +98,51 @@ export interface PatchSubscriberVariables {
   idempotencyKey?: string;
 }
 
+type SearchKey = ["novu-query", "subscribers", "search", SearchSubscribersQuery];
+type SearchPagesKey = ["novu-query", "subscribers", "search-pages", SearchPagesQuery];
+type ListKey = ["novu-query", "notifications", "list", ListNotificationsQuery];
+type ListPagesKey = ["novu-query", "notifications", "list-pages", ListPagesQuery];
+type NotificationKey = readonly ["novu-query", "notifications", "detail", string];
+
+/** One key per `mutate` call: TanStack Query hands the same variables to each retry of it. */
+const keysOfCalls = new WeakMap<PatchSubscriberVariables, string>();
+
+function idempotencyKeyOf(variables: PatchSubscriberVariables): string {
+  if (variables.idempotencyKey !== undefined) return variables.idempotencyKey;
+  let key = keysOfCalls.get(variables);
+  if (key === undefined) {
+    key = newIdempotencyKey();
+    keysOfCalls.set(variables, key);
+  }
+  return key;
+}
+
 export function createQueries(api: ApiClient) {
   return {
     keys: queryKeys,
 
     /** One page of a subscriber search. */
     searchSubscribers: (query: SearchSubscribersQuery = {}) =>
-      queryOptions({
-        queryKey: queryKeys.searchSubscribers(query),
+      queryOptions<SearchSubscribersResponse, ApiError<"searchSubscribers">, SearchSubscribersResponse, SearchKey>({
+        queryKey: queryKeys.searchSubscribers(query) as SearchKey,
         queryFn: ({ signal }) =>
-          dataOf<SearchSubscribersResponse>(api.GET("/v2/subscribers", { params: { query }, signal })),
+          dataOrThrow("searchSubscribers", api.GET("/v2/subscribers", { params: { query }, signal })),
       }),
 
     /** Every page of a subscriber search, cursor after cursor: `fetchNextPage()` follows `next` until it is null. */
-    searchSubscribersInfinite: (query: SearchQuery = {}) =>
-      infiniteQueryOptions({
-        queryKey: queryKeys.searchSubscribersInfinite(query),
-        initialPageParam: undefined as string | undefined,
+    searchSubscribersInfinite: (query: SearchPagesQuery = {}) =>
+      infiniteQueryOptions<
+        SearchSubscribersResponse,
+        ApiError<"searchSubscribers">,
+        InfiniteData<SearchSubscribersResponse, string | undefined>,
+        SearchPagesKey,
+        string | undefined
+      >({
+        queryKey: queryKeys.searchSubscribersInfinite(query) as SearchPagesKey,
+        initialPageParam: undefined,
         queryFn: ({ pageParam, signal }) =>
-          dataOf<SearchSubscribersResponse>(
+          dataOrThrow(
+            "searchSubscribers",
             api.GET("/v2/subscribers", {
               params: { query: pageParam === undefined ? query : { ...query, after: pageParam } },
               signal,
@@ -83,19 +153,26 @@ export function createQueries(api: ApiClient) {
 
     /** One page of notifications. */
     listNotifications: (query: ListNotificationsQuery = {}) =>
-      queryOptions({
-        queryKey: queryKeys.listNotifications(query),
+      queryOptions<ListNotificationsResponse, ApiError<"listNotifications">, ListNotificationsResponse, ListKey>({
+        queryKey: queryKeys.listNotifications(query) as ListKey,
         queryFn: ({ signal }) =>
-          dataOf<ListNotificationsResponse>(api.GET("/v1/notifications", { params: { query }, signal })),
+          dataOrThrow("listNotifications", api.GET("/v1/notifications", { params: { query }, signal })),
       }),
 
     /** Every page of notifications from page 0: `fetchNextPage()` asks for the next page while `hasMore`. */
-    listNotificationsInfinite: (query: ListQuery = {}) =>
-      infiniteQueryOptions({
-        queryKey: queryKeys.listNotificationsInfinite(query),
+    listNotificationsInfinite: (query: ListPagesQuery = {}) =>
+      infiniteQueryOptions<
+        ListNotificationsResponse,
+        ApiError<"listNotifications">,
+        InfiniteData<ListNotificationsResponse, number>,
+        ListPagesKey,
+        number
+      >({
+        queryKey: queryKeys.listNotificationsInfinite(query) as ListPagesKey,
         initialPageParam: 0,
         queryFn: ({ pageParam, signal }) =>
-          dataOf<ListNotificationsResponse>(
+          dataOrThrow(
+            "listNotifications",
             api.GET("/v1/notifications", { params: { query: { ...query, page: pageParam } }, signal }),
           ),
         getNextPageParam: (last) => (last.hasMore ? last.page + 1 : undefined),
@@ -103,24 +180,30 @@ export function createQueries(api: ApiClient) {
 
     /** One notification, whole. */
     notification: (notificationId: string) =>
-      queryOptions({
+      queryOptions<Notification, ApiError<"getNotification">, Notification, NotificationKey>({
         queryKey: queryKeys.notification(notificationId),
         queryFn: ({ signal }) =>
-          dataOf<Notification>(
+          dataOrThrow(
+            "getNotification",
             api.GET("/v1/notifications/{notificationId}", { params: { path: { notificationId } }, signal }),
           ),
       }),
 
-    /** The PATCH of a subscriber; invalidate `keys.subscribers()` on success to refresh searches. */
+    /**
+     * The PATCH of a subscriber; invalidate `keys.subscribers()` on success to refresh searches. Each `mutate` call
+     * sends one idempotency key, the same on each of its retries (`retry: retryPolicy().retry`), so a retry of a PATCH
+     * that was applied gets its first answer instead of applying it twice.
+     */
     patchSubscriber: () =>
-      mutationOptions({
+      mutationOptions<Subscriber, ApiError<"patchSubscriber">, PatchSubscriberVariables>({
         mutationKey: ["novu-query", "subscribers", "patch"],
-        mutationFn: ({ subscriberId, body, idempotencyKey }: PatchSubscriberVariables) =>
-          dataOf<Subscriber>(
+        mutationFn: (variables) =>
+          dataOrThrow(
+            "patchSubscriber",
             api.PATCH("/v2/subscribers/{subscriberId}", {
-              params: { path: { subscriberId } },
-              body,
-              ...(idempotencyKey !== undefined && { headers: { "idempotency-key": idempotencyKey } }),
+              params: { path: { subscriberId: variables.subscriberId } },
+              body: variables.body,
+              headers: { "idempotency-key": idempotencyKeyOf(variables) },
             }),
           ),
       }),

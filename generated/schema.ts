@@ -702,7 +702,11 @@ export interface components {
                 "X-Request-Id": components["headers"]["RequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                /**
+                 * @description Requests left in the current window for this API key; none, on a 429.
+                 * @example 0
+                 */
+                "RateLimit-Remaining"?: number;
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;

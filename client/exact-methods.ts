@@ -1,0 +1,59 @@
+/**
+ * The typed client's GET and PATCH: openapi-fetch's, with compiler messages that name what is wrong. A path the
+ * contract lacks says `not a GET path of the contract: /v2/subscriber`, and a PATCH body field it lacks says
+ * `not in the contract: body.first_name` (openapi-fetch infers its options as a type parameter, so TypeScript's own
+ * excess-property check does not look at the body). Query and path parameters are checked by TypeScript itself
+ * (`'emial' does not exist ... Did you mean to write 'email'?`).
+ *
+ * Each method's first signature is openapi-fetch's own, so that tools taking an openapi-fetch `Client`
+ * (openapi-react-query's `createClient`) accept this client as it is; `this: never` keeps calls from using it. It
+ * comes first because TypeScript reports the last signature's error when no signature fits.
+ */
+import type { FetchResponse, MaybeOptionalInit } from "openapi-fetch";
+import type { PathsWithMethod, RequiredKeysOf } from "openapi-typescript-helpers";
+import type { paths } from "../generated/schema.js";
+
+type Method = "get" | "patch";
+type PathOf<M extends Method> = PathsWithMethod<paths, M>;
+
+/** openapi-fetch's final init parameter: optional when nothing in it is required. */
+type InitParam<Init> =
+  RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+
+type Answer<M extends Method, Path extends PathOf<M>, Init> = Promise<
+  FetchResponse<NonNullable<paths[Path][M]>, Init, `${string}/${string}`>
+>;
+
+/** The request body an operation declares (never for a GET). */
+type BodyOf<M extends Method, Path extends PathOf<M>> =
+  MaybeOptionalInit<paths[Path], M> extends { body?: infer Body } ? Body : never;
+
+/** The names of the body fields given that the declared body lacks. A body typed as a record names none. */
+type UnknownBodyFields<Init, Body> = Init extends { body?: infer Given }
+  ? string extends keyof Given
+    ? never
+    : Exclude<keyof Given & string, keyof NonNullable<Body>>
+  : never;
+
+/** Nothing to add when the body is exact; else a property whose name says which fields are not in the contract. */
+type ExactBody<Undeclared extends string> = [Undeclared] extends [never]
+  ? unknown
+  : { [Name in `not in the contract: body.${Undeclared}`]: Name };
+
+export interface ExactMethod<M extends Method> {
+  <Path extends PathOf<M>, Init extends MaybeOptionalInit<paths[Path], M>>(
+    this: never,
+    url: Path,
+    ...init: InitParam<Init>
+  ): Answer<M, Path, Init>;
+  // `string & {}` keeps editors offering the contract's paths while any text is taken, so that a wrong one is named.
+  <
+    Path extends PathOf<M> | (string & {}),
+    Init extends Path extends PathOf<M> ? MaybeOptionalInit<paths[Path], M> : unknown,
+  >(
+    url: Path extends PathOf<M> ? Path : `not a ${Uppercase<M>} path of the contract: ${Path}`,
+    ...init: Path extends PathOf<M>
+      ? InitParam<Init & NoInfer<ExactBody<UnknownBodyFields<Init, BodyOf<M, Path>>>>>
+      : [unknown?]
+  ): Path extends PathOf<M> ? Answer<M, Path, Init> : never;
+}

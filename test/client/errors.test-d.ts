@@ -1,0 +1,42 @@
+import { type ApiError, createClient, type NetworkError, type UnexpectedAnswerError } from "@novu-query/contract";
+import { createQueries } from "@novu-query/contract/react-query";
+import { useInfiniteQuery, useMutation, useQuery } from "@tanstack/react-query";
+import { describe, expectTypeOf, it } from "vitest";
+
+const queries = createQueries(createClient({ baseUrl: "/api", apiKey: "demo" }));
+
+describe("the errors TanStack Query carries, typed per operation without a cast", () => {
+  it("narrows a query's error on statusCode to the declared body", () => {
+    const query = () => useQuery(queries.listNotifications({ limit: 5 }));
+    type Error = ReturnType<typeof query>["error"];
+    expectTypeOf<Error>().toEqualTypeOf<ApiError<"listNotifications"> | null>();
+    const error = {} as NonNullable<Error>;
+    if (error.statusCode === 422) {
+      expectTypeOf(error.body.errors).toEqualTypeOf<Record<string, { messages: string[]; value: unknown }>>();
+    }
+    if (error.statusCode === 402) {
+      // @ts-expect-error only a 422 body has errors
+      void error.body.errors;
+    }
+    // @ts-expect-error listNotifications declares no 404: the comparison does not compile
+    void (error.statusCode === 404);
+    if (error.kind === "unexpected") expectTypeOf(error.body).toEqualTypeOf<string>();
+    if (error.kind === "network") expectTypeOf(error).toEqualTypeOf<NetworkError>();
+    expectTypeOf(error.retryAfter).toEqualTypeOf<number | undefined>();
+    expectTypeOf(error.requestId).toEqualTypeOf<string | undefined>();
+    expectTypeOf(error.headers).toEqualTypeOf<Headers>();
+  });
+
+  it("types infinite queries and the PATCH mutation the same way", () => {
+    const pages = () => useInfiniteQuery(queries.searchSubscribersInfinite({ limit: 10 }));
+    expectTypeOf<ReturnType<typeof pages>["error"]>().toEqualTypeOf<ApiError<"searchSubscribers"> | null>();
+    const detail = () => useQuery(queries.notification("x"));
+    expectTypeOf<ReturnType<typeof detail>["error"]>().toEqualTypeOf<ApiError<"getNotification"> | null>();
+    const patch = () => useMutation(queries.patchSubscriber());
+    type PatchError = NonNullable<ReturnType<typeof patch>["error"]>;
+    expectTypeOf<PatchError>().toEqualTypeOf<ApiError<"patchSubscriber">>();
+    const error = {} as PatchError;
+    if (error.statusCode === 409 || error.statusCode === 404) expectTypeOf(error.body.message).toBeString();
+    expectTypeOf<Extract<PatchError, { kind: "unexpected" }>>().toEqualTypeOf<UnexpectedAnswerError>();
+  });
+});
