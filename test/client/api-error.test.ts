@@ -3,6 +3,7 @@
  * meets them: the typed client over MSW, answering as the contract does (the static and stateful handlers) and as
  * what stands in front of an API does (a gateway's HTML 502, an undeclared status, a dropped connection).
  */
+import { MutationObserver, QueryClient, QueryObserver } from "@tanstack/react-query";
 import { delay, HttpResponse, http } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -17,7 +18,7 @@ import {
   UnexpectedAnswerError,
 } from "../../client/index.js";
 import { answer, handlers } from "../../client/msw.js";
-import { isRetryable, retryPolicy } from "../../client/react-query.js";
+import { createQueries, isRetryable, retryPolicy } from "../../client/react-query.js";
 
 const server = setupServer(...handlers);
 beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
@@ -163,5 +164,53 @@ describe("retryPolicy", () => {
     expect(retryDelay(0, contract(503, 60))).toBe(5_000);
     expect([0, 1, 2].map((count) => retryDelay(count, contract(500)))).toEqual([100, 200, 400]);
     expect(retryDelay(10, new NetworkError("x"))).toBe(5_000);
+  });
+});
+
+describe("the /react-query options with retryPolicy", () => {
+  const queries = createQueries(api);
+
+  it("retry a PATCH with the idempotency key of its first try, after the Retry-After the 503 asked", async () => {
+    const keys: string[] = [];
+    const started: number[] = [];
+    server.use(
+      http.patch("*/v2/subscribers/:id", ({ request }) => {
+        keys.push(request.headers.get("idempotency-key") ?? "");
+        started.push(Date.now());
+        if (keys.length === 1) {
+          return HttpResponse.json(
+            { statusCode: 503, error: "Service Unavailable", message: "busy", timestamp: "", path: "/" },
+            { status: 503, headers: { "Retry-After": "1" } },
+          );
+        }
+        return undefined; // on to the static handlers: the example subscriber
+      }),
+    );
+    const client = new QueryClient();
+    const observer = new MutationObserver(client, { ...queries.patchSubscriber(), ...retryPolicy() });
+    const subscriber = await observer.mutate({ subscriberId: "user-1", body: { firstName: "Ada" } });
+    expect(subscriber.subscriberId).toBe("user-1");
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+    expect((started[1] as number) - (started[0] as number)).toBeGreaterThanOrEqual(950);
+    await observer.mutate({ subscriberId: "user-1", body: { firstName: "Ada" } });
+    expect(keys[2]).not.toBe(keys[0]);
+  });
+
+  it("never retry a 422, and carry it as the query's typed error", async () => {
+    let calls = 0;
+    server.use(
+      http.get("*/v1/notifications/:id", () => {
+        calls += 1;
+        return undefined;
+      }),
+      answer("getNotification", 422),
+    );
+    const client = new QueryClient({ defaultOptions: { queries: retryPolicy() } });
+    const observer = new QueryObserver(client, queries.notification("not-an-id"));
+    const result = await observer.refetch();
+    expect(calls).toBe(1);
+    expect(result.error).toMatchObject({ kind: "contract", statusCode: 422 });
+    expect(result.error?.statusCode === 422 && Object.keys(result.error.body.errors)).toEqual(["path.notificationId"]);
   });
 });
