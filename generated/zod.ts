@@ -5,12 +5,12 @@ import * as z from 'zod';
 /**
  * A record identifier, 24 lowercase hexadecimal characters (the form of a MongoDB ObjectId).
  */
-export const zObjectId = z.string().length(24).regex(/^[0-9a-f]{24}$/);
+export const zObjectId = /*#__PURE__*/ (() => z.string().length(24, { error: "Must be exactly 24 characters" }).regex(/^[0-9a-f]{24}$/, { error: "Must be a record id of 24 lowercase hexadecimal characters such as 66b7e1d0c3a2b1f0e9d8c7b6" }))();
 
 /**
  * A chat or push provider that holds per-subscriber credentials.
  */
-export const zChatOrPushProviderId = z.enum([
+export const zChatOrPushProviderId = /*#__PURE__*/ (() => z.enum([
     'slack',
     'discord',
     'msteams',
@@ -36,45 +36,45 @@ export const zChatOrPushProviderId = z.enum([
     'push-webhook',
     'pusher-beams',
     'appio'
-]);
+]))();
 
 /**
  * Credentials a chat or push provider needs to reach this subscriber. Which fields are set depends on the provider.
  */
-export const zChannelCredentials = z.object({
-    webhookUrl: z.url().optional(),
+export const zChannelCredentials = /*#__PURE__*/ (() => z.object({
+    webhookUrl: z.url({ error: "Must be a URL such as https://example.com/hooks/chat" }).optional(),
     channel: z.string().optional(),
     deviceTokens: z.array(z.string()).optional(),
     alertUid: z.string().optional(),
     title: z.string().optional(),
-    imageUrl: z.url().optional(),
+    imageUrl: z.url({ error: "Must be a URL such as https://example.com/hooks/chat" }).optional(),
     state: z.string().optional(),
-    externalUrl: z.url().optional()
-});
+    externalUrl: z.url({ error: "Must be a URL such as https://example.com/hooks/chat" }).optional()
+}))();
 
 /**
  * One chat or push integration the subscriber is reachable through, with its credentials.
  */
-export const zChannelSettings = z.object({
+export const zChannelSettings = /*#__PURE__*/ (() => z.object({
     providerId: zChatOrPushProviderId,
     integrationIdentifier: z.string().optional(),
     _integrationId: zObjectId,
     credentials: zChannelCredentials
-});
+}))();
 
 /**
  * An instant in ISO 8601 UTC form with milliseconds.
  */
-export const zTimestamp = z.iso.datetime({ offset: true });
+export const zTimestamp = /*#__PURE__*/ (() => z.iso.datetime({ offset: true }))();
 
 /**
  * A recipient of notifications. `subscriberId` is the caller's own identifier; `_id` is the record's internal identifier (used as the search cursor).
  * Personal fields that were never set, or were cleared, are `null`.
  *
  */
-export const zSubscriber = z.object({
+export const zSubscriber = /*#__PURE__*/ (() => z.object({
     _id: zObjectId,
-    subscriberId: z.string().min(1).max(256),
+    subscriberId: z.string().min(1, { error: "Must not be empty" }).max(256, { error: "Must be at most 256 characters" }),
     firstName: z.string().nullable(),
     lastName: z.string().nullable(),
     email: z.string().nullable(),
@@ -93,43 +93,43 @@ export const zSubscriber = z.object({
     deleted: z.boolean(),
     createdAt: zTimestamp,
     updatedAt: zTimestamp
-});
+}))();
 
 /**
  * One page of a subscriber search.
  */
-export const zSearchSubscribersResponse = z.object({
+export const zSearchSubscribersResponse = /*#__PURE__*/ (() => z.object({
     data: z.array(zSubscriber),
     next: zObjectId.nullable(),
     previous: zObjectId.nullable(),
     totalCount: z.int().gte(0),
     totalCountCapped: z.boolean()
-});
+}))();
 
 /**
  * The body of every error response.
  */
-export const zErrorDto = z.object({
+export const zErrorDto = /*#__PURE__*/ (() => z.object({
     statusCode: z.int().gte(400).lte(599),
     error: z.string(),
     message: z.string(),
     timestamp: zTimestamp,
     path: z.string(),
     errorId: z.uuid().optional()
-});
+}))();
 
 /**
  * What was wrong with one input field.
  */
-export const zConstraintValidation = z.object({
+export const zConstraintValidation = /*#__PURE__*/ (() => z.object({
     messages: z.array(z.string()),
     value: z.unknown()
-});
+}))();
 
 /**
  * The body of a 422 response. `errors` has one entry per invalid input, keyed by where it was (`query.limit`, `path.subscriberId`, `body.email`, `headers.idempotency-key`).
  */
-export const zValidationErrorDto = z.object({
+export const zValidationErrorDto = /*#__PURE__*/ (() => z.object({
     statusCode: z.literal(422),
     error: z.enum(['Unprocessable Entity']),
     message: z.string(),
@@ -137,97 +137,97 @@ export const zValidationErrorDto = z.object({
     path: z.string(),
     ctx: z.record(z.string(), z.unknown()),
     errors: z.record(z.string(), zConstraintValidation)
-});
+}))();
 
 /**
  * The fields to change. Every field is optional: an absent field keeps its value, `null` clears it.
  * `data` replaces the stored object as a whole. Unknown fields are rejected with 422.
  *
  */
-export const zPatchSubscriberRequest = z.strictObject({
-    firstName: z.string().max(256).nullish(),
-    lastName: z.string().max(256).nullish(),
-    email: z.email().max(320).nullish(),
-    phone: z.string().max(64).nullish(),
-    avatar: z.string().max(2048).nullish(),
-    timezone: z.string().max(64).regex(/^(UTC|[A-Za-z]+(\/[A-Za-z0-9_+-]+){1,2}|Etc\/[A-Za-z0-9_+-]+)$/).nullish(),
-    locale: z.string().max(256).regex(/^(x(-[A-Za-z0-9]{1,8})+|en-GB-oed|i-ami|i-bnn|i-default|i-enochian|i-hak|i-klingon|i-lux|i-mingo|i-navajo|i-pwn|i-tao|i-tay|i-tsu|sgn-BE-FR|sgn-BE-NL|sgn-CH-DE|art-lojban|cel-gaulish|no-bok|no-nyn|zh-guoyu|zh-hakka|zh-min|zh-min-nan|zh-xiang|([A-Za-z]{2,3}(-[A-Za-z]{3}(-[A-Za-z]{3}){0,2})?|[A-Za-z]{5,8})([-_][A-Za-z]{4})?([-_]([A-Za-z]{2}|[0-9]{3}))?([-_]([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9-]{3}))*([-_][0-9A-WYZa-wyz](-[A-Za-z0-9]{2,8})+)*([-_]x(-[A-Za-z0-9]{1,8})+)?)$/).nullish(),
+export const zPatchSubscriberRequest = /*#__PURE__*/ (() => z.strictObject({
+    firstName: z.string().max(256, { error: "Must be at most 256 characters" }).nullish(),
+    lastName: z.string().max(256, { error: "Must be at most 256 characters" }).nullish(),
+    email: z.email({ error: "Must be an e-mail address such as maya.patel@example.com" }).max(320, { error: "Must be at most 320 characters" }).nullish(),
+    phone: z.string().max(64, { error: "Must be at most 64 characters" }).nullish(),
+    avatar: z.string().max(2048, { error: "Must be at most 2048 characters" }).nullish(),
+    timezone: z.string().max(64, { error: "Must be at most 64 characters" }).regex(/^(UTC|[A-Za-z]+(\/[A-Za-z0-9_+-]+){1,2}|Etc\/[A-Za-z0-9_+-]+)$/, { error: "Must be an IANA time zone such as Europe/Paris or UTC" }).nullish(),
+    locale: z.string().max(256, { error: "Must be at most 256 characters" }).regex(/^(x(-[A-Za-z0-9]{1,8})+|en-GB-oed|i-ami|i-bnn|i-default|i-enochian|i-hak|i-klingon|i-lux|i-mingo|i-navajo|i-pwn|i-tao|i-tay|i-tsu|sgn-BE-FR|sgn-BE-NL|sgn-CH-DE|art-lojban|cel-gaulish|no-bok|no-nyn|zh-guoyu|zh-hakka|zh-min|zh-min-nan|zh-xiang|([A-Za-z]{2,3}(-[A-Za-z]{3}(-[A-Za-z]{3}){0,2})?|[A-Za-z]{5,8})([-_][A-Za-z]{4})?([-_]([A-Za-z]{2}|[0-9]{3}))?([-_]([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9-]{3}))*([-_][0-9A-WYZa-wyz](-[A-Za-z0-9]{2,8})+)*([-_]x(-[A-Za-z0-9]{1,8})+)?)$/, { error: "Must be a language tag such as en, en-US or pt_BR" }).nullish(),
     data: z.record(z.string(), z.unknown()).nullish()
-});
+}))();
 
 /**
  * A delivery channel.
  */
-export const zChannelType = z.enum([
+export const zChannelType = /*#__PURE__*/ (() => z.enum([
     'in_app',
     'email',
     'sms',
     'chat',
     'push'
-]);
+]))();
 
 /**
  * How urgent a notification is. `none` is the same as no severity.
  */
-export const zSeverityLevel = z.enum([
+export const zSeverityLevel = /*#__PURE__*/ (() => z.enum([
     'high',
     'medium',
     'low',
     'none'
-]);
+]))();
 
 /**
  * Summary of the subscriber a notification was sent to. Fields the subscriber does not have are omitted.
  */
-export const zNotificationSubscriber = z.object({
+export const zNotificationSubscriber = /*#__PURE__*/ (() => z.object({
     _id: zObjectId,
     subscriberId: z.string(),
     firstName: z.string().optional(),
     lastName: z.string().optional(),
     email: z.string().optional(),
     phone: z.string().optional()
-});
+}))();
 
 /**
  * Where the workflow was authored.
  */
-export const zResourceOrigin = z.enum([
+export const zResourceOrigin = /*#__PURE__*/ (() => z.enum([
     'novu-cloud',
     'novu-cloud-v1',
     'external'
-]);
+]))();
 
 /**
  * A variable a workflow trigger expects.
  */
-export const zTriggerVariable = z.object({
+export const zTriggerVariable = /*#__PURE__*/ (() => z.object({
     name: z.string()
-});
+}))();
 
 /**
  * How the workflow is triggered.
  */
-export const zNotificationTrigger = z.object({
+export const zNotificationTrigger = /*#__PURE__*/ (() => z.object({
     type: z.enum(['event']),
     identifier: z.string(),
     variables: z.array(zTriggerVariable),
     subscriberVariables: z.array(zTriggerVariable)
-});
+}))();
 
 /**
  * The workflow (template) that produced the notification.
  */
-export const zNotificationTemplate = z.object({
+export const zNotificationTemplate = /*#__PURE__*/ (() => z.object({
     _id: zObjectId.optional(),
     name: z.string(),
     origin: zResourceOrigin.optional(),
     triggers: z.array(zNotificationTrigger)
-});
+}))();
 
 /**
  * The kind of step a job executes. The five delivery channels plus the workflow actions.
  */
-export const zJobType = z.enum([
+export const zJobType = /*#__PURE__*/ (() => z.enum([
     'in_app',
     'email',
     'sms',
@@ -240,12 +240,12 @@ export const zJobType = z.enum([
     'throttle',
     'custom',
     'http_request'
-]);
+]))();
 
 /**
  * A delivery provider.
  */
-export const zProviderId = z.enum([
+export const zProviderId = /*#__PURE__*/ (() => z.enum([
     'anypost',
     'emailjs',
     'mailgun',
@@ -340,41 +340,41 @@ export const zProviderId = z.enum([
     'opsgenie',
     'grafana',
     'tool-webhook'
-]);
+]))();
 
 /**
  * Overrides that applied to the job.
  */
-export const zJobOverrides = z.object({
+export const zJobOverrides = /*#__PURE__*/ (() => z.object({
     workflowId: z.string().optional(),
     stepId: z.string().optional()
-});
+}))();
 
 /**
  * A unit of time for digest windows.
  */
-export const zDigestUnit = z.enum([
+export const zDigestUnit = /*#__PURE__*/ (() => z.enum([
     'seconds',
     'minutes',
     'hours',
     'days',
     'weeks',
     'months'
-]);
+]))();
 
 /**
  * How a digest collects events.
  */
-export const zDigestType = z.enum([
+export const zDigestType = /*#__PURE__*/ (() => z.enum([
     'regular',
     'backoff',
     'timed'
-]);
+]))();
 
 /**
  * A day of the week.
  */
-export const zWeekDay = z.enum([
+export const zWeekDay = /*#__PURE__*/ (() => z.enum([
     'monday',
     'tuesday',
     'wednesday',
@@ -382,24 +382,24 @@ export const zWeekDay = z.enum([
     'friday',
     'saturday',
     'sunday'
-]);
+]))();
 
 /**
  * Which occurrence in the month a timed digest fires on.
  */
-export const zOrdinal = z.enum([
+export const zOrdinal = /*#__PURE__*/ (() => z.enum([
     '1',
     '2',
     '3',
     '4',
     '5',
     'last'
-]);
+]))();
 
 /**
  * What the ordinal counts (a day, a weekday, a weekend day or a named day).
  */
-export const zOrdinalValue = z.enum([
+export const zOrdinalValue = /*#__PURE__*/ (() => z.enum([
     'day',
     'weekday',
     'weekend',
@@ -410,18 +410,18 @@ export const zOrdinalValue = z.enum([
     'thursday',
     'friday',
     'saturday'
-]);
+]))();
 
 /**
  * Whether a monthly timed digest fires on each listed day or on an ordinal day.
  */
-export const zMonthlyType = z.enum(['each', 'on']);
+export const zMonthlyType = /*#__PURE__*/ (() => z.enum(['each', 'on']))();
 
 /**
  * Schedule of a timed digest.
  */
-export const zDigestTimedConfig = z.object({
-    atTime: z.string().regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/).optional(),
+export const zDigestTimedConfig = /*#__PURE__*/ (() => z.object({
+    atTime: z.string().regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, { error: "Must be a time of day as HH:mm such as 09:30" }).optional(),
     weekDays: z.array(zWeekDay).optional(),
     monthDays: z.array(z.int().gte(1).lte(31)).optional(),
     ordinal: zOrdinal.optional(),
@@ -429,12 +429,12 @@ export const zDigestTimedConfig = z.object({
     monthlyType: zMonthlyType.optional(),
     cronExpression: z.string().optional(),
     untilDate: z.string().optional()
-});
+}))();
 
 /**
  * Digest settings and the events a digest job collected.
  */
-export const zDigestMetadata = z.object({
+export const zDigestMetadata = /*#__PURE__*/ (() => z.object({
     digestKey: z.string().optional(),
     amount: z.number().optional(),
     unit: zDigestUnit.optional(),
@@ -445,34 +445,34 @@ export const zDigestMetadata = z.object({
     backoffUnit: zDigestUnit.optional(),
     updateMode: z.boolean().optional(),
     timed: zDigestTimedConfig.optional()
-});
+}))();
 
 /**
  * Outcome of one execution step.
  */
-export const zExecutionDetailStatus = z.enum([
+export const zExecutionDetailStatus = /*#__PURE__*/ (() => z.enum([
     'Success',
     'Warning',
     'Failed',
     'Pending',
     'Queued',
     'ReadConfirmation'
-]);
+]))();
 
 /**
  * What produced the execution detail.
  */
-export const zExecutionDetailSource = z.enum([
+export const zExecutionDetailSource = /*#__PURE__*/ (() => z.enum([
     'Credentials',
     'Internal',
     'Payload',
     'Webhook'
-]);
+]))();
 
 /**
  * One recorded event in the execution of a job.
  */
-export const zExecutionDetail = z.object({
+export const zExecutionDetail = /*#__PURE__*/ (() => z.object({
     _id: zObjectId,
     createdAt: zTimestamp.optional(),
     status: zExecutionDetailStatus,
@@ -482,12 +482,12 @@ export const zExecutionDetail = z.object({
     providerId: zProviderId.optional(),
     raw: z.string().nullish(),
     source: zExecutionDetailSource
-});
+}))();
 
 /**
  * The builder field type of a step filter.
  */
-export const zFilterType = z.enum([
+export const zFilterType = /*#__PURE__*/ (() => z.enum([
     'BOOLEAN',
     'TEXT',
     'DATE',
@@ -496,12 +496,12 @@ export const zFilterType = z.enum([
     'LIST',
     'MULTI_LIST',
     'GROUP'
-]);
+]))();
 
 /**
  * Comparison applied by one filter condition.
  */
-export const zFilterOperator = z.enum([
+export const zFilterOperator = /*#__PURE__*/ (() => z.enum([
     'LARGER',
     'SMALLER',
     'LARGER_EQUAL',
@@ -516,32 +516,32 @@ export const zFilterOperator = z.enum([
     'LIKE',
     'NOT_LIKE',
     'IN'
-]);
+]))();
 
 /**
  * One condition of a step filter.
  */
-export const zFilterCondition = z.object({
+export const zFilterCondition = /*#__PURE__*/ (() => z.object({
     field: z.string(),
     value: z.string(),
     operator: zFilterOperator,
     on: z.enum(['subscriber', 'payload'])
-});
+}))();
 
 /**
  * A condition group deciding whether a step runs.
  */
-export const zStepFilter = z.object({
+export const zStepFilter = /*#__PURE__*/ (() => z.object({
     isNegated: z.boolean(),
     type: zFilterType,
     value: z.enum(['AND', 'OR']),
     children: z.array(zFilterCondition)
-});
+}))();
 
 /**
  * The workflow step a job executes. Variants have the same shape and may nest.
  */
-export const zStep = z.object({
+export const zStep = /*#__PURE__*/ (() => z.object({
     _id: zObjectId,
     active: z.boolean(),
     replyCallback: z.record(z.string(), z.unknown()).optional(),
@@ -554,12 +554,12 @@ export const zStep = z.object({
     _templateId: zObjectId,
     name: z.string().optional(),
     _parentId: zObjectId.nullish()
-});
+}))();
 
 /**
  * The execution of one workflow step for one notification.
  */
-export const zJob = z.object({
+export const zJob = /*#__PURE__*/ (() => z.object({
     _id: zObjectId,
     type: zJobType,
     providerId: zProviderId,
@@ -571,20 +571,20 @@ export const zJob = z.object({
     digest: zDigestMetadata.optional(),
     executionDetails: z.array(zExecutionDetail),
     step: zStep
-});
+}))();
 
 /**
  * A topic the notification was sent through.
  */
-export const zNotificationTopic = z.object({
+export const zNotificationTopic = /*#__PURE__*/ (() => z.object({
     _topicId: zObjectId,
     topicKey: z.string()
-});
+}))();
 
 /**
  * A record of one workflow run for one subscriber, with its jobs and their execution details.
  */
-export const zNotification = z.object({
+export const zNotification = /*#__PURE__*/ (() => z.object({
     _id: zObjectId,
     _environmentId: zObjectId,
     _organizationId: zObjectId,
@@ -606,77 +606,77 @@ export const zNotification = z.object({
     severity: zSeverityLevel,
     critical: z.boolean().optional(),
     contextKeys: z.array(z.string()).optional()
-});
+}))();
 
 /**
  * One page of notifications, newest first.
  */
-export const zListNotificationsResponse = z.object({
+export const zListNotificationsResponse = /*#__PURE__*/ (() => z.object({
     hasMore: z.boolean(),
     data: z.array(zNotification),
     pageSize: z.int().gte(1).lte(50),
     page: z.int().gte(0)
-});
+}))();
 
 /**
  * Cursor: return the rows that follow the subscriber with this `_id` in the chosen order (use `next` of the previous page).
  * A cursor that names no subscriber of this environment returns an empty page. Cannot be combined with `before` (400).
  *
  */
-export const zSearchAfter = zObjectId;
+export const zSearchAfter = /*#__PURE__*/ (() => zObjectId)();
 
 /**
  * Cursor: return the rows just before the subscriber with this `_id`, in the same order as every other page
  * (use `previous` of the current page; `before=<previous of page 2>` returns exactly page 1). Cannot be combined with `after` (400).
  *
  */
-export const zSearchBefore = zObjectId;
+export const zSearchBefore = /*#__PURE__*/ (() => zObjectId)();
 
 /**
  * Number of subscribers per page, 1 to 100.
  */
-export const zSearchLimit = z.int().gte(1).lte(100).default(10);
+export const zSearchLimit = /*#__PURE__*/ (() => z.int().gte(1).lte(100).default(10))();
 
 /**
  * Sort direction. Anything other than `ASC` or `DESC` is rejected with 422.
  */
-export const zSearchOrderDirection = z.enum(['ASC', 'DESC']);
+export const zSearchOrderDirection = /*#__PURE__*/ (() => z.enum(['ASC', 'DESC']))();
 
 /**
  * Field to sort by. `_id` is the tiebreaker for every sort, so rows sharing a timestamp keep a fixed order
  * and pages never skip or repeat a row.
  *
  */
-export const zSearchOrderBy = z.enum([
+export const zSearchOrderBy = /*#__PURE__*/ (() => z.enum([
     '_id',
     'createdAt',
     'updatedAt'
-]);
+]))();
 
 /**
  * Include the cursor row itself at the edge of the page.
  */
-export const zSearchIncludeCursor = z.boolean().default(false);
+export const zSearchIncludeCursor = /*#__PURE__*/ (() => z.boolean().default(false))();
 
 /**
  * Return subscribers whose email contains this text, ignoring case. Matched literally (`%` and `_` are ordinary characters).
  */
-export const zSearchEmail = z.string().min(1).max(320);
+export const zSearchEmail = /*#__PURE__*/ (() => z.string().min(1, { error: "Must not be empty" }).max(320, { error: "Must be at most 320 characters" }))();
 
 /**
  * Return subscribers whose full name (`firstName` + space + `lastName`) contains this text, ignoring case. Matched literally.
  */
-export const zSearchName = z.string().min(1).max(256);
+export const zSearchName = /*#__PURE__*/ (() => z.string().min(1, { error: "Must not be empty" }).max(256, { error: "Must be at most 256 characters" }))();
 
 /**
  * Return subscribers whose phone number contains this text, ignoring case. Matched literally.
  */
-export const zSearchPhone = z.string().min(1).max(64);
+export const zSearchPhone = /*#__PURE__*/ (() => z.string().min(1, { error: "Must not be empty" }).max(64, { error: "Must be at most 64 characters" }))();
 
 /**
  * Return the subscriber with exactly this `subscriberId`.
  */
-export const zSearchSubscriberId = z.string().min(1).max(256);
+export const zSearchSubscriberId = /*#__PURE__*/ (() => z.string().min(1, { error: "Must not be empty" }).max(256, { error: "Must be at most 256 characters" }))();
 
 /**
  * A key that makes a retried request safe. Accepted on every operation; honoured on `PATCH`.
@@ -685,29 +685,29 @@ export const zSearchSubscriberId = z.string().min(1).max(256);
  * runs answers 409, and with a different method, path or body answers 422. Keys are scoped to the API key's environment.
  *
  */
-export const zIdempotencyKey = z.string().min(1).max(255);
+export const zIdempotencyKey = /*#__PURE__*/ (() => z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }))();
 
 /**
  * The caller's own identifier of the subscriber (`subscriberId`, not `_id`).
  */
-export const zSubscriberIdPath = z.string().min(1).max(256);
+export const zSubscriberIdPath = /*#__PURE__*/ (() => z.string().min(1, { error: "Must not be empty" }).max(256, { error: "Must be at most 256 characters" }))();
 
 /**
  * Return notifications that used any of these channels. Repeat the key for several (`channels=email&channels=sms`).
  */
-export const zListChannels = z.array(zChannelType).max(20);
+export const zListChannels = /*#__PURE__*/ (() => z.array(zChannelType).max(20, { error: "Must have at most 20 values" }))();
 
 /**
  * Return notifications of any of these workflows (`_templateId`). Repeat the key for several.
  */
-export const zListTemplates = z.array(zObjectId).max(100);
+export const zListTemplates = /*#__PURE__*/ (() => z.array(zObjectId).max(100, { error: "Must have at most 100 values" }))();
 
 /**
  * Return notifications sent to subscribers with exactly one of these emails. Combined with `subscriberIds` and `search`
  * by OR: a notification matches when its subscriber matches any of them. When none resolves to a subscriber, the page is empty.
  *
  */
-export const zListEmails = z.array(z.string().min(1).max(320)).max(100);
+export const zListEmails = /*#__PURE__*/ (() => z.array(z.string().min(1, { error: "Must not be empty" }).max(320, { error: "Must be at most 320 characters" })).max(100, { error: "Must have at most 100 values" }))();
 
 /**
  * Deprecated: use `emails` or `subscriberIds`. Matches subscribers whose email contains the text (ignoring case)
@@ -716,60 +716,60 @@ export const zListEmails = z.array(z.string().min(1).max(320)).max(100);
  *
  * @deprecated
  */
-export const zListSearch = z.string().min(1).max(320);
+export const zListSearch = /*#__PURE__*/ (() => z.string().min(1, { error: "Must not be empty" }).max(320, { error: "Must be at most 320 characters" }))();
 
 /**
  * Return notifications sent to any of these subscribers (the caller's `subscriberId`). ORed with `emails` and `search`.
  */
-export const zListSubscriberIds = z.array(z.string().min(1).max(256)).max(100);
+export const zListSubscriberIds = /*#__PURE__*/ (() => z.array(z.string().min(1, { error: "Must not be empty" }).max(256, { error: "Must be at most 256 characters" })).max(100, { error: "Must have at most 100 values" }))();
 
 /**
  * Return notifications with any of these severities. `none` also matches notifications that have no severity.
  */
-export const zListSeverity = z.array(zSeverityLevel).max(20);
+export const zListSeverity = /*#__PURE__*/ (() => z.array(zSeverityLevel).max(20, { error: "Must have at most 20 values" }))();
 
 /**
  * Zero-based page number.
  */
-export const zListPage = z.int().gte(0).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).default(0);
+export const zListPage = /*#__PURE__*/ (() => z.int().gte(0).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).default(0))();
 
 /**
  * Number of notifications per page, 1 to 50.
  */
-export const zListLimit = z.int().gte(1).lte(50).default(10);
+export const zListLimit = /*#__PURE__*/ (() => z.int().gte(1).lte(50).default(10))();
 
 /**
  * Return the notifications of exactly this trigger transaction.
  */
-export const zListTransactionId = z.string().min(1).max(256);
+export const zListTransactionId = /*#__PURE__*/ (() => z.string().min(1, { error: "Must not be empty" }).max(256, { error: "Must be at most 256 characters" }))();
 
 /**
  * Return notifications sent through the topic with exactly this key.
  */
-export const zListTopicKey = z.string().min(1).max(256);
+export const zListTopicKey = /*#__PURE__*/ (() => z.string().min(1, { error: "Must not be empty" }).max(256, { error: "Must be at most 256 characters" }))();
 
 /**
  * Return notifications created at or after this instant. Defaults to the start of the environment's retention window
  * (unlimited unless the server is configured with one). A value before that window is refused with 402.
  *
  */
-export const zListAfter = z.iso.datetime({ offset: true });
+export const zListAfter = /*#__PURE__*/ (() => z.iso.datetime({ offset: true }))();
 
 /**
  * Return notifications created at or before this instant. Defaults to the time of the request. Must not be earlier than `after` (400).
  */
-export const zListBefore = z.iso.datetime({ offset: true });
+export const zListBefore = /*#__PURE__*/ (() => z.iso.datetime({ offset: true }))();
 
 /**
  * The notification's `_id`, 24 lowercase hexadecimal characters.
  */
-export const zNotificationIdPath = zObjectId;
+export const zNotificationIdPath = /*#__PURE__*/ (() => zObjectId)();
 
-export const zSearchSubscribersHeaders = z.object({
-    'idempotency-key': z.string().min(1).max(255).optional()
-});
+export const zSearchSubscribersHeaders = /*#__PURE__*/ (() => z.object({
+    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).optional()
+}))();
 
-export const zSearchSubscribersQuery = z.object({
+export const zSearchSubscribersQuery = /*#__PURE__*/ (() => z.object({
     after: zObjectId.optional(),
     before: zObjectId.optional(),
     limit: z.int().gte(1).lte(100).optional().default(10),
@@ -780,45 +780,45 @@ export const zSearchSubscribersQuery = z.object({
         'updatedAt'
     ]).optional(),
     includeCursor: z.boolean().optional().default(false),
-    email: z.string().min(1).max(320).optional(),
-    name: z.string().min(1).max(256).optional(),
-    phone: z.string().min(1).max(64).optional(),
-    subscriberId: z.string().min(1).max(256).optional()
-});
+    email: z.string().min(1, { error: "Must not be empty" }).max(320, { error: "Must be at most 320 characters" }).optional(),
+    name: z.string().min(1, { error: "Must not be empty" }).max(256, { error: "Must be at most 256 characters" }).optional(),
+    phone: z.string().min(1, { error: "Must not be empty" }).max(64, { error: "Must be at most 64 characters" }).optional(),
+    subscriberId: z.string().min(1, { error: "Must not be empty" }).max(256, { error: "Must be at most 256 characters" }).optional()
+}))();
 
-export const zPatchSubscriberBody = zPatchSubscriberRequest;
+export const zPatchSubscriberBody = /*#__PURE__*/ (() => zPatchSubscriberRequest)();
 
-export const zPatchSubscriberHeaders = z.object({
-    'idempotency-key': z.string().min(1).max(255).optional()
-});
+export const zPatchSubscriberHeaders = /*#__PURE__*/ (() => z.object({
+    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).optional()
+}))();
 
-export const zPatchSubscriberPath = z.object({
-    subscriberId: z.string().min(1).max(256)
-});
+export const zPatchSubscriberPath = /*#__PURE__*/ (() => z.object({
+    subscriberId: z.string().min(1, { error: "Must not be empty" }).max(256, { error: "Must be at most 256 characters" })
+}))();
 
-export const zListNotificationsHeaders = z.object({
-    'idempotency-key': z.string().min(1).max(255).optional()
-});
+export const zListNotificationsHeaders = /*#__PURE__*/ (() => z.object({
+    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).optional()
+}))();
 
-export const zListNotificationsQuery = z.object({
-    channels: z.array(zChannelType).max(20).optional(),
-    templates: z.array(zObjectId).max(100).optional(),
-    emails: z.array(z.string().min(1).max(320)).max(100).optional(),
-    search: z.string().min(1).max(320).optional(),
-    subscriberIds: z.array(z.string().min(1).max(256)).max(100).optional(),
-    severity: z.array(zSeverityLevel).max(20).optional(),
+export const zListNotificationsQuery = /*#__PURE__*/ (() => z.object({
+    channels: z.array(zChannelType).max(20, { error: "Must have at most 20 values" }).optional(),
+    templates: z.array(zObjectId).max(100, { error: "Must have at most 100 values" }).optional(),
+    emails: z.array(z.string().min(1, { error: "Must not be empty" }).max(320, { error: "Must be at most 320 characters" })).max(100, { error: "Must have at most 100 values" }).optional(),
+    search: z.string().min(1, { error: "Must not be empty" }).max(320, { error: "Must be at most 320 characters" }).optional(),
+    subscriberIds: z.array(z.string().min(1, { error: "Must not be empty" }).max(256, { error: "Must be at most 256 characters" })).max(100, { error: "Must have at most 100 values" }).optional(),
+    severity: z.array(zSeverityLevel).max(20, { error: "Must have at most 20 values" }).optional(),
     page: z.int().gte(0).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).optional().default(0),
     limit: z.int().gte(1).lte(50).optional().default(10),
-    transactionId: z.string().min(1).max(256).optional(),
-    topicKey: z.string().min(1).max(256).optional(),
+    transactionId: z.string().min(1, { error: "Must not be empty" }).max(256, { error: "Must be at most 256 characters" }).optional(),
+    topicKey: z.string().min(1, { error: "Must not be empty" }).max(256, { error: "Must be at most 256 characters" }).optional(),
     after: z.iso.datetime({ offset: true }).optional(),
     before: z.iso.datetime({ offset: true }).optional()
-});
+}))();
 
-export const zGetNotificationHeaders = z.object({
-    'idempotency-key': z.string().min(1).max(255).optional()
-});
+export const zGetNotificationHeaders = /*#__PURE__*/ (() => z.object({
+    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).optional()
+}))();
 
-export const zGetNotificationPath = z.object({
+export const zGetNotificationPath = /*#__PURE__*/ (() => z.object({
     notificationId: zObjectId
-});
+}))();

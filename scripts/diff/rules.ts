@@ -45,6 +45,8 @@ const documentationKeys = new Set([
   "x-tagGroups",
   // Hints for mock data (Prism's --dynamic): they change no value a client or a server may send.
   "x-faker",
+  // The words a form shows when a value breaks the pattern (the zod schemas' messages).
+  "x-pattern-message",
   "tags",
   "deprecated",
 ]);
@@ -74,7 +76,7 @@ function tightened(c: ChangeContext): boolean {
 export const rules: Rule[] = [
   {
     id: "documentation",
-    text: "Descriptions, summaries, titles, examples, tags, mock-data hints (x-faker): documentation only",
+    text: "Descriptions, summaries, titles, examples, tags, mock-data hints (x-faker), pattern messages (x-pattern-message): documentation only",
     oasdiff: "(not reported)",
     matches: (c) =>
       c.side === "document" ||

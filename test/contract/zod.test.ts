@@ -65,6 +65,36 @@ describe("the zod schemas", () => {
     // An answer from a server a version ahead, with a field more, still parses (the field is dropped).
     expect(schemas.zSubscriber.parse({ ...subscriber, nickname: "maya" })).not.toHaveProperty("nickname");
   });
+
+  it("word each refusal for a form: the spec's pattern messages, lengths, e-mail addresses and URLs", () => {
+    const issues = (schema: ZodType, value: unknown) =>
+      Object.fromEntries(
+        (schema.safeParse(value).error?.issues ?? []).map((issue) => [issue.path.join("."), issue.message]),
+      );
+    expect(
+      issues(schemas.zPatchSubscriberBody, {
+        timezone: "Paris",
+        locale: "english please",
+        email: "maya",
+        firstName: "x".repeat(257),
+      }),
+    ).toEqual({
+      timezone: "Must be an IANA time zone such as Europe/Paris or UTC",
+      locale: "Must be a language tag such as en, en-US or pt_BR",
+      email: "Must be an e-mail address such as maya.patel@example.com",
+      firstName: "Must be at most 256 characters",
+    });
+    expect(issues(schemas.zSearchSubscribersQuery, { email: "" })).toEqual({ email: "Must not be empty" });
+    expect(issues(schemas.zListNotificationsQuery, { templates: Array(101).fill("66b7e1d0c3a2b1f0e9d8c7b6") })).toEqual(
+      { templates: "Must have at most 100 values" },
+    );
+    expect(issues(schemas.zObjectId, "66B7E1D0C3A2B1F0E9D8C7B6")).toEqual({
+      "": "Must be a record id of 24 lowercase hexadecimal characters such as 66b7e1d0c3a2b1f0e9d8c7b6",
+    });
+    expect(issues(schemas.zChannelCredentials, { webhookUrl: "hooks" })).toEqual({
+      webhookUrl: "Must be a URL such as https://example.com/hooks/chat",
+    });
+  });
 });
 
 describe("the zod schemas against the reference server", () => {

@@ -27,6 +27,12 @@ const pairs: [string, (s: Spec) => void, string, string][] = [
     "documentation",
     "documentation",
   ],
+  [
+    "documentation",
+    (s) => (response(s).properties.note["x-pattern-message"] = "Must be a note"),
+    "documentation",
+    "documentation",
+  ],
   ["operation-removed", (s) => delete s.paths["/items"].patch, "breaking", "non-breaking"],
   [
     "operation-added",
