@@ -205,8 +205,11 @@ export interface Factories {
   searchSubscribersResponse(overrides?: Partial<SearchSubscribersResponse>): SearchSubscribersResponse;
   /** A page of a notification list (default: 10 new notifications, page 0 of more). */
   listNotificationsResponse(overrides?: Partial<ListNotificationsResponse>): ListNotificationsResponse;
-  /** An error body of this status, in the server's shape (`path` defaults to "/"). */
-  error(status: number, overrides?: Partial<ErrorDto>): ErrorDto;
+  /**
+   * An error body of this status, in the server's shape (`path` defaults to "/"), typed with its status:
+   * `respond("getNotification", 503, make.error(503))` compiles.
+   */
+  error<S extends number>(status: S, overrides?: Partial<ErrorDto>): ErrorDto & { statusCode: S };
   /** A 422 body naming each invalid input (default: an invalid `body.email`). */
   validationError(errors?: ValidationErrorDto["errors"], overrides?: Partial<ValidationErrorDto>): ValidationErrorDto;
   /** A 24-hex id, like an ObjectId: its first 8 characters are the seconds of `at`. */
@@ -249,6 +252,17 @@ export function createFactories(options: FactoryOptions = {}): Factories {
       .normalize("NFD")
       .replace(/[^A-Za-z]/g, "")
       .toLowerCase();
+  // One factory's subscribers never share a subscriberId or an e-mail address, as one environment's cannot.
+  const subscriberIds = new Set<string>();
+  const emails = new Set<string>();
+  /** The value, or the first of value-2, value-3, ... not taken yet (before the `@` of an address). */
+  const unique = (taken: Set<string>, value: string) => {
+    const at = value.includes("@") ? value.indexOf("@") : value.length;
+    let candidate = value;
+    for (let n = 2; taken.has(candidate); n++) candidate = `${value.slice(0, at)}-${n}${value.slice(at)}`;
+    taken.add(candidate);
+    return candidate;
+  };
   const organizationId = objectId(new Date(now - 800 * day));
   const environmentId = objectId(new Date(now - 800 * day));
 
@@ -282,13 +296,14 @@ export function createFactories(options: FactoryOptions = {}): Factories {
     const [prefix, length] = place.phone;
     return {
       _id: objectId(new Date(created)),
-      subscriberId: chance(0.85)
-        ? `user-${10000 + int(0, 89999)}`
-        : `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`,
+      subscriberId: unique(
+        subscriberIds,
+        chance(0.85) ? `user-${10000 + int(0, 89999)}` : `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`,
+      ),
       firstName,
       lastName,
       email: chance(0.92)
-        ? `${ascii(firstName)}.${ascii(lastName)}${chance(0.3) ? int(1, 99) : ""}@${pick(emailDomains)}`
+        ? unique(emails, `${ascii(firstName)}.${ascii(lastName)}${chance(0.3) ? int(1, 99) : ""}@${pick(emailDomains)}`)
         : null,
       phone: chance(0.75) ? `${prefix}${digits(length)}` : null,
       avatar: chance(0.5) ? `https://cdn.example.com/avatars/${hex(10)}.png` : null,
@@ -479,13 +494,13 @@ export function createFactories(options: FactoryOptions = {}): Factories {
       const data = overrides.data ?? each(10, () => notification());
       return { data, hasMore: true, pageSize: Math.max(1, Math.min(50, data.length)), page: 0, ...overrides };
     },
-    error: (status, overrides = {}) => ({
-      statusCode: status,
+    error: <S extends number>(status: S, overrides: Partial<ErrorDto> = {}) => ({
       error: reasons[status] ?? "Error",
       message: status === 404 ? "Notification not found" : (reasons[status] ?? "Error"),
       timestamp: iso(now),
       path: "/",
       ...overrides,
+      statusCode: status,
     }),
     validationError: (
       errors = { "body.email": { messages: ['must match format "email"'], value: "maya@" } },
@@ -504,25 +519,37 @@ export function createFactories(options: FactoryOptions = {}): Factories {
   };
 }
 
-/** One subscriber, deterministic by `options.seed`. */
+/** Calls of the make* functions without a seed so far: each such call draws from the next seed. */
+let unseededCalls = 0;
+
+/**
+ * The factories of one `make*` call: those of `options.seed` when given (the same record each time), else of a seed
+ * of its own, so that two calls make two different records (distinct ids and e-mails: no duplicate React keys), in
+ * the same order on every run.
+ */
+function factoriesOf(options: FactoryOptions = {}): Factories {
+  return createFactories(options.seed === undefined ? { ...options, seed: 1_000_000 + ++unseededCalls } : options);
+}
+
+/** One subscriber; a new one each call, unless `options.seed` is given. */
 export function makeSubscriber(overrides?: Partial<Subscriber>, options?: FactoryOptions): Subscriber {
-  return createFactories(options).subscriber(overrides);
+  return factoriesOf(options).subscriber(overrides);
 }
 
-/** `count` subscribers, deterministic by `options.seed`. */
+/** `count` subscribers; new ones each call, unless `options.seed` is given. */
 export function makeSubscribers(count: number, options?: FactoryOptions): Subscriber[] {
-  return createFactories(options).subscribers(count);
+  return factoriesOf(options).subscribers(count);
 }
 
-/** One notification, deterministic by `options.seed`. */
+/** One notification; a new one each call, unless `options.seed` is given. */
 export function makeNotification(overrides?: Partial<Notification>, options?: FactoryOptions): Notification {
-  return createFactories(options).notification(overrides);
+  return factoriesOf(options).notification(overrides);
 }
 
-/** `count` notifications to `subscribers` (default: new ones), deterministic by `options.seed`. */
+/** `count` notifications to `subscribers` (default: new ones); new ones each call, unless `options.seed` is given. */
 export function makeNotifications(
   count: number,
   options?: FactoryOptions & { subscribers?: Subscriber[] },
 ): Notification[] {
-  return createFactories(options).notifications(count, undefined, options?.subscribers);
+  return factoriesOf(options).notifications(count, undefined, options?.subscribers);
 }

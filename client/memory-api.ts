@@ -3,7 +3,12 @@
  * handlers serve, and an implementation the conformance suite passes. It keeps what the model does not: the rows,
  * the environment each caller reads, and idempotent answers by key.
  */
-import type { Notification, Subscriber } from "../generated/schema.js";
+import type {
+  ListNotificationsResponse,
+  Notification,
+  SearchSubscribersResponse,
+  Subscriber,
+} from "../generated/schema.js";
 import {
   type Answer,
   getNotification,
@@ -24,9 +29,12 @@ export type SearchQuery = SubscriberSearchQuery;
 export type ListQuery = NotificationListQuery;
 export type PatchBody = Parameters<typeof patchSubscriber>[2];
 
-/** What an operation answered: a status and a body, or an error named by one of the spec's error examples. */
-export type MemoryAnswer =
-  | { status: 200; body: unknown; headers?: Record<string, string> }
+/**
+ * What an operation answered: a status and a body, or an error named by one of the spec's error examples. `status ===
+ * 200` narrows `body` to the operation's answer.
+ */
+export type MemoryAnswer<Body = unknown> =
+  | { status: 200; body: Body; headers?: Record<string, string> }
   | { status: 400 | 402 | 404 | 422; error: MemoryError; headers?: Record<string, string> };
 
 /** An error answer: the spec's named example of it, with this request's message and, for a 422, its inputs. */
@@ -55,24 +63,37 @@ export interface Caller {
 
 interface StoredAnswer {
   fingerprint: string;
-  answer: MemoryAnswer;
+  answer: MemoryAnswer<Subscriber>;
 }
 
-function toMemoryAnswer(answer: Answer<unknown>): MemoryAnswer {
+function toMemoryAnswer<Body>(answer: Answer<Body>): MemoryAnswer<Body> {
   if (answer.status === 200) return { status: 200, body: answer.body };
   const { status, example, message, errors } = answer;
   return { status, error: { example, message, ...(errors && { errors }) } };
 }
 
 export class MemoryApi {
-  readonly data: MemoryData;
+  private current: MemoryData;
   private readonly options: MemoryApiOptions;
   private readonly answers = new Map<string, StoredAnswer>();
 
-  /** Works on the arrays given (a PATCH replaces the subscriber's entry); clone them first to keep the originals. */
+  /** Starts from the arrays given; it never changes them or their records (a PATCH makes new ones). */
   constructor(data: MemoryData, options: MemoryApiOptions = {}) {
-    this.data = data;
+    this.current = data;
     this.options = options;
+  }
+
+  /**
+   * The data as the operations see it now. A PATCH replaces the subscribers' array and the record it changed, so a
+   * value read before it (a test's expectation, a React state) keeps what it held.
+   */
+  get data(): MemoryData {
+    return this.current;
+  }
+
+  /** Starts over from other data (as the constructor, without forgetting idempotent answers). */
+  replaceData(data: MemoryData): void {
+    this.current = data;
   }
 
   /** Forgets every stored idempotent answer. */
@@ -82,14 +103,14 @@ export class MemoryApi {
 
   private rows(caller: Caller): MemoryData {
     const { environmentId } = caller;
-    if (environmentId === undefined) return this.data;
+    if (environmentId === undefined) return this.current;
     return {
-      subscribers: inEnvironment(this.data.subscribers, environmentId),
-      notifications: inEnvironment(this.data.notifications, environmentId),
+      subscribers: inEnvironment(this.current.subscribers, environmentId),
+      notifications: inEnvironment(this.current.notifications, environmentId),
     };
   }
 
-  searchSubscribers(query: SearchQuery, caller: Caller = {}): MemoryAnswer {
+  searchSubscribers(query: SearchQuery, caller: Caller = {}): MemoryAnswer<SearchSubscribersResponse> {
     const options = this.options.totalCountCap === undefined ? {} : { totalCountCap: this.options.totalCountCap };
     return toMemoryAnswer(searchSubscribers(this.rows(caller).subscribers, query, options));
   }
@@ -100,7 +121,7 @@ export class MemoryApi {
     body: PatchBody,
     idempotency?: { key: string; path: string },
     caller: Caller = {},
-  ): MemoryAnswer {
+  ): MemoryAnswer<Subscriber> {
     if (!idempotency) return this.applyPatch(subscriberId, body, caller);
     const fingerprint = idempotencyFingerprint({ method: "PATCH", path: idempotency.path, body });
     const echo = { "Idempotency-Key": idempotency.key };
@@ -120,22 +141,26 @@ export class MemoryApi {
     return { ...answer, headers: echo };
   }
 
-  private applyPatch(subscriberId: string, body: PatchBody, caller: Caller): MemoryAnswer {
+  private applyPatch(subscriberId: string, body: PatchBody, caller: Caller): MemoryAnswer<Subscriber> {
     const answer = patchSubscriber(this.rows(caller).subscribers, subscriberId, body);
     if (answer.status === 200 && answer.changed) {
-      const index = this.data.subscribers.findIndex((s) => s._id === answer.body._id);
-      this.data.subscribers[index] = answer.body;
+      const subscribers = this.current.subscribers.map((s) => (s._id === answer.body._id ? answer.body : s));
+      this.current = { ...this.current, subscribers };
     }
     return toMemoryAnswer(answer.status === 200 ? { status: 200, body: structuredClone(answer.body) } : answer);
   }
 
-  listNotifications(query: ListQuery, now: Date = new Date(), caller: Caller = {}): MemoryAnswer {
+  listNotifications(
+    query: ListQuery,
+    now: Date = new Date(),
+    caller: Caller = {},
+  ): MemoryAnswer<ListNotificationsResponse> {
     const { subscribers, notifications } = this.rows(caller);
     const options: ListOptions = { now, retentionDays: this.options.retentionDays ?? null };
     return toMemoryAnswer(listNotifications(notifications, subscribers, query, options));
   }
 
-  getNotification(notificationId: string, caller: Caller = {}): MemoryAnswer {
+  getNotification(notificationId: string, caller: Caller = {}): MemoryAnswer<Notification> {
     const options: ListOptions = { retentionDays: this.options.retentionDays ?? null };
     return toMemoryAnswer(getNotification(this.rows(caller).notifications, notificationId, options));
   }

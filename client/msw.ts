@@ -479,9 +479,7 @@ export function createStatefulHandlers(options: StatefulOptions = {}): StatefulH
   const initial: MemoryData = options.data ?? defaultData(options);
   const api = new MemoryApi(structuredClone(initial), { retentionDays: options.retentionDays ?? null });
   const reset = () => {
-    const fresh = structuredClone(initial);
-    api.data.subscribers.splice(0, Infinity, ...fresh.subscribers);
-    api.data.notifications.splice(0, Infinity, ...fresh.notifications);
+    api.replaceData(structuredClone(initial));
     api.forgetIdempotentAnswers();
   };
   /** The answer from the data; undefined for an operation this mode does not keep data for (its examples answer). */

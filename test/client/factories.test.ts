@@ -66,6 +66,30 @@ describe("the factories", () => {
     expect(makeNotification({}, { seed: 2, now })).toEqual(makeNotification({}, { seed: 2, now }));
   });
 
+  it("make a new record on each make* call without a seed, and the same one with a seed", () => {
+    const [first, second] = [makeSubscriber(), makeSubscriber()];
+    expect(second._id).not.toBe(first._id);
+    expect(second.subscriberId).not.toBe(first.subscriberId);
+    expect(makeNotification()._id).not.toBe(makeNotification()._id);
+    expect(makeSubscriber({}, { seed: 3 })).toEqual(makeSubscriber({}, { seed: 3 }));
+  });
+
+  it("never give two subscribers of one factory the same subscriberId or e-mail address", () => {
+    for (const seed of [1, 2, 3]) {
+      const subscribers = createFactories({ seed }).subscribers(1000);
+      const emails = subscribers.flatMap((s) => (s.email === null || s.email === undefined ? [] : [s.email]));
+      expect(new Set(emails).size).toBe(emails.length);
+      expect(new Set(subscribers.map((s) => s.subscriberId)).size).toBe(1000);
+      expect(new Set(subscribers.map((s) => s._id)).size).toBe(1000);
+    }
+  });
+
+  it("type an error body with its status, as respond() wants it", () => {
+    const make = createFactories();
+    const busy: { statusCode: 503 } = make.error(503, { statusCode: 500 });
+    expect(busy).toMatchObject({ statusCode: 503, error: "Service Unavailable" });
+  });
+
   it("take overrides, per item where a function gives them", () => {
     expect(makeSubscriber({ firstName: "Ada", email: null }, { seed: 1 })).toMatchObject({
       firstName: "Ada",

@@ -44,6 +44,12 @@ describe("MSW's stateful mode", () => {
       body: { firstName: "Renamed" },
     });
     expect(data?.firstName).toBe("Renamed");
+    // What was read before the PATCH keeps what it held; the data read after it has the change.
+    expect(first?.firstName).toBe(originalName);
+    expect(mock.api.data.subscribers.find((s) => s.subscriberId === subscriberId)?.firstName).toBe("Renamed");
+    const answer = mock.api.searchSubscribers({ subscriberId });
+    if (answer.status === 200) expect(answer.body.data[0]?.firstName).toBe("Renamed");
+    else throw new Error(`searched ${answer.status}`);
     const found = await api.GET("/v2/subscribers", { params: { query: { subscriberId } } });
     expect(found.data?.data[0]?.firstName).toBe("Renamed");
     mock.reset();
