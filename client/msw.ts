@@ -24,6 +24,7 @@ import { pointerOf, resolveRef, segmentsOf } from "./json-pointer.js";
 import { type Caller, type MemoryAnswer, MemoryApi, type MemoryData } from "./memory-api.js";
 import { messages } from "./model/messages.js";
 import { unknownQueryKey } from "./model/query-keys.js";
+import { fitGet, fitList, fitPatch, fitSearch } from "./static-answers.js";
 
 /** The statuses an operation declares. */
 export type StatusOf<Op extends OperationId> = (typeof operationTable)[Op]["statuses"][number];
@@ -177,35 +178,56 @@ function exampleValue(name: string): unknown {
 
 /**
  * An example made to answer this request where it can: an error's path and time are this request's, as the server's
- * would be, and its message names the requested resource instead of the example's; a success names the requested
- * resource (the path parameter's field, or `_id` for an id parameter); a page asked for with a cursor or a page number
- * is the last one, so that walking the pages ends.
+ * would be, and its message names the requested resource instead of the example's. A success of one of the four
+ * operations answers as `./static-answers.js` says (filters applied, the requested record, pages that end with ids of
+ * their own); of another operation, it names the requested resource (the path parameter's field, or `_id` for an id).
  */
-function fitExampleToRequest(body: Json, status: number, url: URL, params: Json): void {
+function fitExampleToRequest(id: OperationId, example: Json, status: number, request: FittedRequest): Json {
+  const { url, params } = request;
   const requested = Object.entries(params).filter((entry): entry is [string, string] => typeof entry[1] === "string");
   if (status >= 400) {
-    const examplePath = typeof body.path === "string" ? body.path : "";
+    const examplePath = typeof example.path === "string" ? example.path : "";
     const exampleId = examplePath.split("/").at(-1);
     const requestedId = requested.at(-1)?.[1];
-    if (exampleId && requestedId && typeof body.message === "string") {
-      body.message = body.message.split(exampleId).join(requestedId);
+    if (exampleId && requestedId && typeof example.message === "string") {
+      example.message = example.message.split(exampleId).join(requestedId);
     }
-    Object.assign(body, { path: url.pathname + url.search, timestamp: new Date().toISOString() });
-    return;
+    return { ...example, path: url.pathname + url.search, timestamp: new Date().toISOString() };
   }
+  if (status !== 200) return example;
+  const fitted = fitSuccess(id, example, request);
+  if (fitted) return fitted;
   for (const [name, value] of requested) {
-    if (name in body) body[name] = value;
-    else if (requested.length === 1 && /Id$/.test(name) && "_id" in body) body._id = value;
+    if (name in example) example[name] = value;
+    else if (requested.length === 1 && /Id$/.test(name) && "_id" in example) example._id = value;
   }
-  if ("next" in body && (url.searchParams.has("after") || url.searchParams.has("before"))) {
-    Object.assign(body, url.searchParams.has("after") ? { next: null } : { previous: null });
-  }
-  if ("hasMore" in body && Number(url.searchParams.get("page") ?? 0) > 0) {
-    Object.assign(body, { hasMore: false, page: Number(url.searchParams.get("page")) });
+  return example;
+}
+
+/** A success of one of the four operations, fitted to the request; undefined for another operation. */
+function fitSuccess(id: OperationId, example: Json, { url, params, body }: FittedRequest): Json | undefined {
+  switch (id) {
+    case "searchSubscribers":
+      return fitSearch(example as never, queryOf(id, url)) as unknown as Json;
+    case "listNotifications":
+      return fitList(example as never, queryOf(id, url)) as unknown as Json;
+    case "patchSubscriber":
+      return fitPatch(example as never, String(params.subscriberId), body as never) as unknown as Json;
+    case "getNotification":
+      return fitGet(example as never, String(params.notificationId)) as unknown as Json;
+    default:
+      return undefined;
   }
 }
 
-function exampleResponse(id: OperationId, url: URL, choice: Choice, params: Json = {}): Response {
+/** What an example is fitted to: the request's URL, path parameters and (already checked) JSON body. */
+interface FittedRequest {
+  url: URL;
+  params: Json;
+  body?: unknown;
+}
+
+function exampleResponse(id: OperationId, choice: Choice, request: FittedRequest): Response {
   const { path, method } = operationTable[id];
   const responses = ((spec.paths as Json)[path] as Json)[method] as { responses: Json };
   const response = resolve(responses.responses[String(choice.status)]) as {
@@ -215,7 +237,7 @@ function exampleResponse(id: OperationId, url: URL, choice: Choice, params: Json
   let body = choice.body;
   if (body === undefined) {
     body = exampleBody(id, choice.status as never, choice.example as never);
-    if (body && typeof body === "object") fitExampleToRequest(body as Json, choice.status, url, params);
+    if (body && typeof body === "object") body = fitExampleToRequest(id, body as Json, choice.status, request);
   }
   const headers = new Headers();
   for (const [name, raw] of Object.entries(response.headers ?? {})) {
@@ -357,7 +379,9 @@ function handlerFor(id: OperationId, options: HandlerOptions, fixed?: Choice): H
   return http[method](urlPattern(id, options.baseUrl), async ({ request, params }) => {
     const url = new URL(request.url);
     const failedAuthentication = authenticationFailure(request);
-    if (failedAuthentication) return exampleResponse(id, url, { status: 401, example: failedAuthentication });
+    if (failedAuthentication) {
+      return exampleResponse(id, { status: 401, example: failedAuthentication }, { url, params });
+    }
     const refused = await requestFailure(id, request.clone(), params as Json, url);
     if (refused) return refused;
     const prefer = preferred(request);
@@ -366,7 +390,8 @@ function handlerFor(id: OperationId, options: HandlerOptions, fixed?: Choice): H
       ...(prefer.example && { example: prefer.example }),
     };
     checkChoice(id, choice);
-    return exampleResponse(id, url, choice, params as Json);
+    const body = operationTable[id].hasBody ? await request.json() : undefined;
+    return exampleResponse(id, choice, { url, params, body });
   });
 }
 
@@ -516,13 +541,13 @@ export function createStatefulHandlers(options: StatefulOptions = {}): StatefulH
         ? environmentId !== undefined
         : options.apiKey === undefined || key === options.apiKey;
       const failed = authenticationFailure(request) ?? (known ? undefined : "UnauthorizedKeyNotFound");
-      if (failed) return exampleResponse(id, url, { status: 401, example: failed });
+      if (failed) return exampleResponse(id, { status: 401, example: failed }, { url, params });
       const refused = await requestFailure(id, request.clone(), params as Json, url);
       if (refused) return refused;
       const kept = await answer(id, request, params as Json, url, { environmentId });
       if (kept) return memoryResponse(kept, url);
       const success = (operationTable[id].statuses as readonly number[]).find((status) => status < 300) ?? 200;
-      return exampleResponse(id, url, { status: success }, params as Json);
+      return exampleResponse(id, { status: success }, { url, params });
     }),
   );
   return { handlers, api, reset };
