@@ -1,8 +1,15 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ErrorDto, ValidationErrorDto } from "../../generated/schema.js";
-import { type PrismProcess, specFile, startPrism } from "../../mock/prism.js";
+import { createSpecAjv, validatorAt } from "../../conformance/spec-validator.js";
+import type {
+  ErrorDto,
+  ListNotificationsResponse,
+  Notification,
+  SearchSubscribersResponse,
+  ValidationErrorDto,
+} from "../../generated/schema.js";
+import { type PrismProcess, specFile, startPrism, startMock as startPrismMock } from "../../mock/prism.js";
 import { freePort, startMock } from "../../scripts/processes.js";
 import { json, startTestServer, type TestServer } from "../support/server.js";
 
@@ -58,6 +65,80 @@ describe("npm run mock (static)", () => {
     });
     expect((await json<ErrorDto>(unknownKey)).message).toBe("API Key not found");
   });
+});
+
+/** Words of the lorem ipsum that json-schema-faker fills strings with when a schema gives no hint. */
+const lorem =
+  /\b(lorem|ipsum|dolor|amet|consectetur|adipisicing|elit|eiusmod|tempor|incididunt|labore|magna|aliqua|minim|veniam|nostrud|exercitation|ullamco|laboris|nisi|aliquip|commodo|consequat|duis|aute|irure|reprehenderit|voluptate|velit|esse|cillum|fugiat|nulla|pariatur|excepteur|occaecat|cupidatat|proident|sunt|culpa|officia|deserunt|mollit|anim|laborum)\b/i;
+
+/** Every string in a body with where it is, for the checks below. */
+function strings(value: unknown, at = ""): [string, string][] {
+  if (typeof value === "string") return [[at, value]];
+  if (Array.isArray(value)) return value.flatMap((item, i) => strings(item, `${at}[${i}]`));
+  if (value && typeof value === "object") {
+    return Object.entries(value).flatMap(([key, item]) => [
+      ...strings(key, `${at}{key}`),
+      ...strings(item, `${at}.${key}`),
+    ]);
+  }
+  return [];
+}
+
+/** What a person would find implausible in one generated answer: one line each. */
+function implausible(body: SearchSubscribersResponse | ListNotificationsResponse | Notification): string[] {
+  const found = strings(body)
+    .filter(([, text]) => lorem.test(text))
+    .map(([at, text]) => `lorem ipsum at ${at}: ${text}`);
+  const rows: { _id: string; createdAt: string; updatedAt: string; _environmentId: string }[] =
+    "data" in body ? body.data : [body];
+  if (new Set(rows.map((row) => row._id)).size !== rows.length) found.push("a page repeats an _id");
+  if (new Set(rows.map((row) => row._environmentId)).size > 1) found.push("a page spans environments");
+  for (const row of rows) {
+    if (row.createdAt > row.updatedAt) found.push(`${row._id} updated before it was created`);
+  }
+  if ("totalCount" in body) {
+    if (body.totalCount > 500) found.push(`totalCount ${body.totalCount}`);
+    for (const s of body.data) {
+      if (s.__v > 6 || s.deleted) found.push(`${s._id}: __v ${s.__v}, deleted ${s.deleted}`);
+      if (s.email !== null && !s.email.endsWith("@example.com")) found.push(`${s._id}: e-mail ${s.email}`);
+      if (s.phone !== null && !s.phone.startsWith("+4930")) found.push(`${s._id}: phone ${s.phone} (Berlin)`);
+      if (s.timezone !== null && s.timezone !== "Europe/Berlin") found.push(`${s._id}: time zone ${s.timezone}`);
+    }
+  }
+  for (const n of rows as Notification[]) {
+    if (n.channels && new Set(n.channels).size !== n.channels.length) found.push(`${n._id}: channels ${n.channels}`);
+  }
+  return found;
+}
+
+describe("npm run mock -- --dynamic", () => {
+  let mock: PrismProcess;
+  beforeAll(async () => {
+    mock = await startPrismMock({ port: await freePort(), dynamic: true });
+  });
+  afterAll(() => mock?.stop());
+
+  it("generates answers that are valid and plausible: no lorem ipsum, one environment, Berlin's subscribers", async () => {
+    const ajv = createSpecAjv();
+    const answers: [string, string, unknown][] = [];
+    for (let i = 0; i < 15; i++) {
+      for (const [path, schema] of [
+        ["/v2/subscribers", "SearchSubscribersResponse"],
+        ["/v1/notifications", "ListNotificationsResponse"],
+        ["/v1/notifications/66b7e1d0c3a2b1f0e9d8c7b6", "Notification"],
+      ] as const) {
+        const response = await fetch(`${mock.url}${path}`, { headers: key });
+        expect(response.status).toBe(200);
+        answers.push([path, schema, await response.json()]);
+      }
+    }
+    const problems = answers.flatMap(([path, schema, body]) => {
+      const validate = validatorAt(ajv, `/components/schemas/${schema}`);
+      const invalid = validate(body) ? [] : [`invalid: ${ajv.errorsText(validate.errors)}`];
+      return [...invalid, ...implausible(body as Notification)].map((problem) => `${path}: ${problem}`);
+    });
+    expect(problems).toEqual([]);
+  }, 60_000);
 });
 
 describe("npm run proxy", () => {
