@@ -75,7 +75,7 @@ export function benchShapes(ctx: BenchContext): Shape[] {
       before: ctx.deepCursor,
     }),
     search("email", "email, one match", { email: ctx.email }),
-    search("emailOverCap", 'email "gmail" (more matches than the count cap, in a domain)', { email: "gmail" }),
+    search("emailOverCap", 'email "example.com" (more matches than the count cap, a domain)', { email: "example.com" }),
     search("emailOverCapLocal", 'email "an" (more matches than the count cap, not a domain)', { email: "an" }),
     search("emailShortRare", 'email "o0" (two characters, few matches)', { email: "o0" }),
     search("nameOneChar", 'name "k" (one character, more matches than the count cap)', { name: "k" }),

@@ -54,7 +54,7 @@ const requests: (() => [string, RequestInit])[] = [
     `/v2/subscribers?limit=${pick([10, 50])}&orderBy=${pick(["_id", "createdAt", "updatedAt"])}&orderDirection=${pick(["ASC", "DESC"])}`,
     {},
   ],
-  () => [`/v2/subscribers?email=${pick(["gmail", "yahoo", "a", "%"])}`, {}],
+  () => [`/v2/subscribers?email=${pick(["example.com", "example.net", "a", "%"])}`, {}],
   () => [`/v2/subscribers?after=${pick(subscribers)._id}&limit=20`, {}],
   () => [`/v1/notifications/${pick(notificationIds)}`, {}],
   () => [

@@ -98,16 +98,65 @@ const workflowTemplates: Omit<WorkflowRow, "id" | "environment_id">[] = [
 ];
 
 const topicKeys = ["project-apollo", "release-notes", "billing-alerts", "incident-updates", "product-news"];
-const locales = ["en-US", "en-GB", "de-DE", "fr-FR", "es-ES", "pt-BR", "ja-JP", "nl-NL", null];
-const timezones = [
-  "Europe/Berlin",
-  "Europe/London",
-  "America/New_York",
-  "America/Sao_Paulo",
-  "Asia/Tokyo",
-  "UTC",
-  null,
+/**
+ * Where subscribers live: a locale, a time zone and a phone number plan that go together (the factories' places).
+ * `digits` counts the national number after the country code.
+ */
+const places = [
+  { locale: "en-US", timezone: "America/New_York", countryCode: "1", digits: 10 },
+  { locale: "en-US", timezone: "America/Los_Angeles", countryCode: "1", digits: 10 },
+  { locale: "en-GB", timezone: "Europe/London", countryCode: "44", digits: 10 },
+  { locale: "de-DE", timezone: "Europe/Berlin", countryCode: "49", digits: 11 },
+  { locale: "fr-FR", timezone: "Europe/Paris", countryCode: "33", digits: 9 },
+  { locale: "es-ES", timezone: "Europe/Madrid", countryCode: "34", digits: 9 },
+  { locale: "nl-NL", timezone: "Europe/Amsterdam", countryCode: "31", digits: 9 },
+  { locale: "pt-BR", timezone: "America/Sao_Paulo", countryCode: "55", digits: 11 },
+  { locale: "ja-JP", timezone: "Asia/Tokyo", countryCode: "81", digits: 10 },
+] as const;
+/** Addresses only at domains reserved for examples (RFC 2606): demo data names no real mailbox. */
+const emailDomains = [
+  { value: "example.com", weight: 6 },
+  { value: "example.org", weight: 3 },
+  { value: "example.net", weight: 1 },
 ];
+const documentTitles = [
+  "Q3 roadmap",
+  "Launch checklist",
+  "Design review notes",
+  "Onboarding guide",
+  "Pricing page copy",
+];
+const tenants = ["acme", "globex", "initech", "umbrella"];
+const services = ["checkout-api", "search-indexer", "billing-worker", "web-frontend", "notifications-api"];
+
+/** A value a workflow's trigger would really carry for this payload variable. */
+function payloadValue(faker: Faker, variable: string, created: number): unknown {
+  switch (variable) {
+    case "commentAuthor":
+      return faker.person.fullName();
+    case "documentTitle":
+      return faker.helpers.arrayElement(documentTitles);
+    case "code":
+      return faker.string.numeric({ length: 6 });
+    case "service":
+      return faker.helpers.arrayElement(services);
+    case "version":
+      return `${faker.number.int({ min: 1, max: 4 })}.${faker.number.int(30)}.${faker.number.int(12)}`;
+    case "amount":
+      return faker.number.int({ min: 900, max: 250_000 }) / 100;
+    case "invoiceId":
+      return `INV-${new Date(created).getUTCFullYear()}-${faker.string.numeric({ length: 5 })}`;
+    case "weekOf": {
+      // The Monday of the week before the notification.
+      const day = new Date(created - 7 * 86_400_000);
+      day.setUTCDate(day.getUTCDate() - ((day.getUTCDay() + 6) % 7));
+      return day.toISOString().slice(0, 10);
+    }
+    default:
+      return faker.word.noun();
+  }
+}
+
 const providersByJob: Record<JobType, ProviderId[]> = {
   email: ["sendgrid", "ses", "postmark", "mailgun"],
   sms: ["twilio", "sns", "plivo"],
@@ -222,6 +271,7 @@ function environmentStream(
         : faker.date.between({ from: created, to: anchor }).getTime();
       const firstName = faker.datatype.boolean(0.95) ? faker.person.firstName() : null;
       const lastName = faker.datatype.boolean(0.95) ? faker.person.lastName() : null;
+      const place = faker.helpers.arrayElement(places);
       const channels: ChannelSettings[] = [];
       if (faker.datatype.boolean(0.3)) {
         const provider = faker.helpers.arrayElement(["slack", "msteams"] as const);
@@ -256,16 +306,22 @@ function environmentStream(
         first_name: firstName,
         last_name: lastName,
         email: faker.datatype.boolean(0.92)
-          ? faker.internet.email({ firstName: firstName ?? "user", lastName: lastName ?? String(n) }).toLowerCase()
+          ? faker.internet
+              .email({
+                firstName: firstName ?? "user",
+                lastName: lastName ?? String(n),
+                provider: faker.helpers.weightedArrayElement(emailDomains),
+              })
+              .toLowerCase()
           : null,
         phone: faker.datatype.boolean(0.7)
-          ? `+${faker.string.numeric({ length: { min: 10, max: 13 }, allowLeadingZeros: false })}`
+          ? `+${place.countryCode}${faker.string.numeric({ length: place.digits, allowLeadingZeros: false })}`
           : null,
         avatar: faker.datatype.boolean(0.5)
           ? `https://cdn.example.com/avatars/${faker.string.alphanumeric(10)}.png`
           : null,
-        locale: faker.helpers.arrayElement(locales),
-        timezone: faker.helpers.arrayElement(timezones),
+        locale: faker.datatype.boolean(0.9) ? place.locale : null,
+        timezone: faker.datatype.boolean(0.85) ? place.timezone : null,
         channels,
         topics: faker.helpers.arrayElements(topicKeys, { min: 0, max: 3 }),
         is_online: lastOnline ? faker.datatype.boolean(0.2) : null,
@@ -306,7 +362,9 @@ function environmentStream(
             .arrayElements(topicKeys, { min: 1, max: 2 })
             .map((key) => ({ _topicId: topicIds[key] as string, topicKey: key }))
         : [];
-      const payload = Object.fromEntries(workflow.variables.map((variable) => [variable, faker.lorem.words(2)]));
+      const payload = Object.fromEntries(
+        workflow.variables.map((variable) => [variable, payloadValue(faker, variable, created)]),
+      );
       const jobs = workflow.steps.map((type, position) =>
         generateJob(faker, { type, position, created, workflow, payload }),
       );
@@ -339,7 +397,7 @@ function environmentStream(
           to: { subscriberId: subscriber.subscriberId },
           topics,
           critical: faker.datatype.boolean(0.1),
-          contextKeys: faker.datatype.boolean(0.2) ? [`tenant:${faker.word.noun()}`] : [],
+          contextKeys: faker.datatype.boolean(0.2) ? [`tenant:${faker.helpers.arrayElement(tenants)}`] : [],
         },
       };
     }

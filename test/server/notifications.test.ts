@@ -111,7 +111,7 @@ describe.each(drivers)("GET /v1/notifications (%s)", (driver) => {
     expect(byEmail).toEqual(newestFirst(server.production, (n) => n.subscriber_id === a.id));
     const either = await all(`emails=${encodeURIComponent(a.email as string)}&subscriberIds=${b.subscriber_id}`);
     expect(either).toEqual(newestFirst(server.production, (n) => n.subscriber_id === a.id || n.subscriber_id === b.id));
-    const search = "yahoo";
+    const search = "example.net";
     const matched = new Set(
       server.production.subscribers.filter((s) => !s.deleted && (s.email ?? "").includes(search)).map((s) => s.id),
     );

@@ -92,8 +92,8 @@ describe.each(drivers)("GET /v2/subscribers (%s)", (driver) => {
   });
 
   it.each([
-    ["email", "gmail", (s: { email: string | null }) => (s.email ?? "").toLowerCase().includes("gmail")],
-    ["email", "GMAIL.COM", (s: { email: string | null }) => (s.email ?? "").toLowerCase().includes("gmail.com")],
+    ["email", "example.org", (s: { email: string | null }) => (s.email ?? "").toLowerCase().includes("example.org")],
+    ["email", "EXAMPLE.NET", (s: { email: string | null }) => (s.email ?? "").toLowerCase().includes("example.net")],
     ["phone", "+1", (s: { phone: string | null }) => (s.phone ?? "").includes("+1")],
   ] as const)("filters %s by case-insensitive substring (%s)", async (name, value, predicate) => {
     const page = await search(`limit=100&${name}=${encodeURIComponent(value)}`);
@@ -153,11 +153,13 @@ describe.each(drivers)("GET /v2/subscribers (%s)", (driver) => {
     expect(all).toBeGreaterThan(100);
     const capped = await search("limit=1");
     expect(capped).toMatchObject({ totalCount: 100, totalCountCapped: true });
-    const few = expectedSubscribers(server.production, { filter: (s) => (s.email ?? "").includes("yahoo") }).length;
+    const few = expectedSubscribers(server.production, {
+      filter: (s) => (s.email ?? "").includes("example.net"),
+    }).length;
     expect(few).toBeLessThanOrEqual(100);
-    const counted = await search("limit=1&email=yahoo");
+    const counted = await search("limit=1&email=example.net");
     expect(counted).toMatchObject({ totalCount: few, totalCountCapped: false });
-    const afterCursor = await search(`limit=1&email=yahoo&after=${counted.next}`);
+    const afterCursor = await search(`limit=1&email=example.net&after=${counted.next}`);
     expect(afterCursor.totalCount).toBe(few);
   });
 
