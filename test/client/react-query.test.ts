@@ -107,4 +107,26 @@ describe("TanStack Query over the typed client", () => {
     withClient(h(LatestNotifications));
     await waitFor(() => expect(screen.getByTestId("latest").textContent).toBe("2 latest, more: true"));
   });
+
+  it("has a key for every infinite search, whatever its filters, and one for every subscriber query", async () => {
+    const client = new QueryClient({
+      defaultOptions: { queries: { retry: false, staleTime: Number.POSITIVE_INFINITY } },
+    });
+    await client.fetchInfiniteQuery(queries.searchSubscribersInfinite({ limit: 5 }));
+    await client.fetchInfiniteQuery(queries.searchSubscribersInfinite({ email: "@example.com" }));
+    await client.fetchQuery(queries.searchSubscribers({ limit: 5 }));
+    await client.fetchQuery(queries.listNotifications({ limit: 2 }));
+    const stale = () =>
+      client
+        .getQueryCache()
+        .getAll()
+        .filter((query) => query.isStale())
+        .map((query) => query.queryKey[2]);
+    expect(stale()).toEqual([]);
+    await client.invalidateQueries({ queryKey: queries.keys.searchSubscribersInfinite() }, { cancelRefetch: false });
+    expect(stale()).toEqual(["search-pages", "search-pages"]);
+    await client.invalidateQueries({ queryKey: queries.keys.subscribers() }, { cancelRefetch: false });
+    expect(stale().sort()).toEqual(["search", "search-pages", "search-pages"]);
+    client.clear();
+  });
 });
