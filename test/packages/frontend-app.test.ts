@@ -1,10 +1,14 @@
 /**
  * The contract as a frontend team meets it: a Vite + React app in a temporary folder, with the packed contract and
  * what such an app installs beside it (React, TanStack Query, openapi-react-query, MSW, zod, TypeScript 7). The app
- * type-checks (openapi-react-query takes the client with no cast; a PATCH body field the contract lacks, or reading
- * `errors` off a non-422 error, does not compile) and builds with Vite; a script under Node 20 and Node 24 pages an
- * infinite query three times over MSW's stateful mode, makes 10,000 subscribers and notifications with the factories
- * and checks each against the spec, and parses every example of the spec with the zod schemas.
+ * type-checks (openapi-react-query takes the client with no cast; a query's error narrows to the 422 body, an answer
+ * that is not the contract's and a network failure with no cast; a PATCH body field the contract lacks does not
+ * compile, and the compiler's message names it) and builds with Vite. A script under Node 20 and Node 24 pages an
+ * infinite query three times over MSW's stateful mode and to its end over the static handlers without a repeated id,
+ * meets a 422, a proxy's HTML 502 and a 429 as typed errors, makes 10,000 subscribers and notifications with the
+ * factories and checks each against the spec, and parses every example of the spec with the zod schemas. Vite bundles
+ * one zod schema imported from the contract, the same schema written by hand, and the contract's module as it was
+ * before its schemas were marked pure: the first two must cost the same.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -65,6 +69,7 @@ export const $api = createQueryClient(api);
 import { severityLevelValues } from "@novu-query/contract";
 import { zPatchSubscriberBody } from "@novu-query/contract/zod";
 import { $api, queries } from "./api";
+import { NotificationErrors } from "./errors";
 
 export function App() {
   const client = useQueryClient();
@@ -77,6 +82,7 @@ export function App() {
   const rows = pages.data?.pages.flatMap((page) => page.data) ?? [];
   return (
     <main>
+      <NotificationErrors />
       <p>{severityLevelValues.join(", ")}</p>
       {latest.error?.statusCode === 422 ? <p>{Object.keys(latest.error.errors).join(", ")}</p> : null}
       <ul>
@@ -118,15 +124,64 @@ export async function refused() {
   $api.useQuery("get", "/v1/nope");
 }
 `,
-  "check.mjs": `import { InfiniteQueryObserver, QueryClient } from "@tanstack/react-query";
+  "src/errors.tsx": `import { useQuery } from "@tanstack/react-query";
+import { retryPolicy } from "@novu-query/contract/react-query";
+import { queries } from "./api";
+
+/** Every way a list can fail, each narrowed without a cast. */
+export function NotificationErrors() {
+  const { error } = useQuery({ ...queries.listNotifications({ limit: 5 }), ...retryPolicy() });
+  if (!error) return null;
+  if (error.statusCode === 422) return <p>{Object.keys(error.body.errors).join(", ")}</p>;
+  if (error.kind === "unexpected") return <p>{\`The server answered \${error.status}: \${error.body.slice(0, 80)}\`}</p>;
+  if (error.kind === "network") return <p>Offline: {error.message}</p>;
+  const wait: number | undefined = error.retryAfter;
+  return <p>{\`\${error.body.message} (\${error.statusCode}; retry in \${wait ?? "?"} s; request \${error.requestId})\`}</p>;
+}
+`,
+  "bundle-zod.mjs": `import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { gzipSync } from "node:zlib";
+import { build } from "vite";
+
+const generated = readFileSync(createRequire(import.meta.url).resolve("@novu-query/contract/zod"), "utf8");
+const start = generated.indexOf("export const zPatchSubscriberRequest = /*#__PURE__*/ (() => ");
+const expression = generated.slice(generated.indexOf("(() => ", start) + 7, generated.indexOf("))();", start) + 1);
+const use = "console.log(zPatchSubscriberBody.safeParse(globalThis.input).success);";
+const entries = {
+  hand: \`import { z } from "zod";\\nconst zPatchSubscriberBody = \${expression};\\n\${use}\\n\`,
+  contract: \`import { zPatchSubscriberBody } from "@novu-query/contract/zod";\\n\${use}\\n\`,
+  unmarked: \`import { zPatchSubscriberBody } from "./zod-unmarked-module.js";\\n\${use}\\n\`,
+};
+// The contract's module as it was before its schemas were marked pure (0.3.0): what importing one cost then.
+writeFileSync("zod-unmarked-module.js", generated.replaceAll("/*#__PURE__*/ ", ""));
+const sizes = {};
+for (const [name, text] of Object.entries(entries)) {
+  writeFileSync(\`zod-\${name}.js\`, text);
+  const output = await build({
+    configFile: false,
+    logLevel: "silent",
+    build: { write: false, minify: true, rollupOptions: { input: \`zod-\${name}.js\` } },
+  });
+  const code = (Array.isArray(output) ? output : [output])
+    .flatMap((result) => result.output)
+    .filter((chunk) => chunk.type === "chunk")
+    .map((chunk) => chunk.code)
+    .join("");
+  sizes[name] = { min: code.length, gzip: gzipSync(code).length };
+}
+console.log(JSON.stringify(sizes));
+`,
+  "check.mjs": `import { InfiniteQueryObserver, QueryClient, QueryObserver } from "@tanstack/react-query";
 import { createClient } from "@novu-query/contract";
 import { createFactories } from "@novu-query/contract/factories";
-import { createStatefulHandlers } from "@novu-query/contract/msw";
+import { answer, createStatefulHandlers, handlers } from "@novu-query/contract/msw";
 import { createQueries } from "@novu-query/contract/react-query";
 import spec from "@novu-query/contract/openapi.json" with { type: "json" };
 import * as zod from "@novu-query/contract/zod";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { HttpResponse, http } from "msw";
 import { setupServer } from "msw/node";
 
 const mock = createStatefulHandlers({ subscribers: 25, seed: 5 });
@@ -138,6 +193,41 @@ let result = await observer.refetch();
 while (result.hasNextPage) result = await observer.fetchNextPage();
 const pages = result.data.pages.map((page) => page.data.length);
 server.close();
+
+// The static handlers: infinite queries end, with no id twice; the errors a screen shows, typed.
+const staticServer = setupServer(...handlers);
+staticServer.listen({ onUnhandledRequest: "error" });
+const staticClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+const walk = async (options) => {
+  const walker = new InfiniteQueryObserver(staticClient, options);
+  let walked = await walker.refetch();
+  while (walked.hasNextPage) walked = await walker.fetchNextPage();
+  return walked.data.pages.flatMap((page) => page.data.map((row) => row._id));
+};
+const searchIds = await walk(queries.searchSubscribersInfinite({ limit: 10 }));
+const listIds = await walk(queries.listNotificationsInfinite({ limit: 10 }));
+const staticWalks = {
+  search: { rows: searchIds.length, distinct: new Set(searchIds).size },
+  list: { rows: listIds.length, distinct: new Set(listIds).size },
+};
+const failing = async (handler, limit) => {
+  staticServer.use(handler);
+  const { error } = await new QueryObserver(staticClient, queries.listNotifications({ limit })).refetch();
+  staticServer.resetHandlers();
+  return error;
+};
+const invalid = await failing(answer("listNotifications", 422), 1);
+const gateway = await failing(
+  http.get("*/v1/notifications", () => new HttpResponse("<html>Bad gateway</html>", { status: 502, headers: { "content-type": "text/html" } })),
+  2,
+);
+const limited = await failing(answer("listNotifications", 429), 3);
+const errors = {
+  invalid: { kind: invalid.kind, statusCode: invalid.statusCode, fields: Object.keys(invalid.body.errors) },
+  gateway: { kind: gateway.kind, status: gateway.status, body: gateway.body },
+  limited: { statusCode: limited.statusCode, retryAfter: limited.retryAfter, requestId: typeof limited.requestId },
+};
+staticServer.close();
 
 const ajv = new Ajv2020({ strict: false });
 (addFormats.default ?? addFormats)(ajv);
@@ -165,7 +255,7 @@ for (const item of Object.values(spec.paths)) {
 }
 const parsed = examples.filter(([schema, value]) => schema.safeParse(value).success).length;
 const wrongRefused = !zod.zSubscriber.safeParse({ subscriberId: "" }).success;
-console.log(JSON.stringify({ node: process.version, pages, valid, examples: examples.length, parsed, wrongRefused }));
+console.log(JSON.stringify({ node: process.version, pages, staticWalks, errors, valid, examples: examples.length, parsed, wrongRefused }));
 `,
 };
 
@@ -213,6 +303,8 @@ describe("a Vite + React app on the packed contract", () => {
       const { status, output } = run(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "."]);
       expect(status).not.toBe(0);
       expect(output.match(/src\/refused\.ts\(\d+,\d+\): error/g)).toHaveLength(3);
+      // TypeScript 7 names the field the contract lacks (it said "No overload matches this call" before 0.4.0).
+      expect(output).toContain("not in the contract: body.nickname");
     } finally {
       writeFileSync(join(app, "src/refused.ts"), refused);
     }
@@ -225,11 +317,32 @@ describe("a Vite + React app on the packed contract", () => {
   }, 120_000);
 });
 
+describe("the zod schemas in a Vite bundle", () => {
+  it("cost what the same schema written by hand costs, when one is imported", () => {
+    const sizes = JSON.parse(mustRun(process.execPath, ["bundle-zod.mjs"]).trim().split("\n").at(-1) as string);
+    console.log(`one zod schema bundled by Vite: ${JSON.stringify(sizes)}`);
+    // Each bundle holds zod itself and the one schema; the contract's module adds nothing to it.
+    expect(sizes.contract.min - sizes.hand.min).toBeLessThanOrEqual(500);
+    // Unmarked, the module kept every schema: over 10 kB more (the measured 0.3.0 cost was 15.7 kB).
+    expect(sizes.unmarked.min - sizes.hand.min).toBeGreaterThan(10_000);
+  }, 120_000);
+});
+
 describe.each(nodeRuntimes)("the contract's entries in the app under %s", (runtime, findNode) => {
   it("page an infinite query three times over MSW's stateful mode, make 10,000 valid records, parse every example", () => {
     const printed = JSON.parse(mustRun(findNode(), ["check.mjs"]).trim().split("\n").at(-1) as string);
     expect(printed.node).toMatch(runtime === "Node 24" ? /^v24\./ : /^v20\./);
     expect(printed.pages).toEqual([10, 10, 5]);
+    // The static handlers' pages end, and no id comes twice (no duplicate React keys).
+    expect(printed.staticWalks.search.rows).toBeGreaterThan(2);
+    expect(printed.staticWalks.search.distinct).toBe(printed.staticWalks.search.rows);
+    expect(printed.staticWalks.list.rows).toBeGreaterThan(2);
+    expect(printed.staticWalks.list.distinct).toBe(printed.staticWalks.list.rows);
+    expect(printed.errors).toEqual({
+      invalid: { kind: "contract", statusCode: 422, fields: ["query.limit", "query.channels[0]"] },
+      gateway: { kind: "unexpected", status: 502, body: "<html>Bad gateway</html>" },
+      limited: { statusCode: 429, retryAfter: 1, requestId: "string" },
+    });
     expect(printed.valid).toBe(20_000);
     expect(printed.examples).toBeGreaterThan(30);
     expect(printed.parsed).toBe(printed.examples);
