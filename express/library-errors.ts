@@ -3,7 +3,7 @@
  * (400/404/405/415 and the 422 naming each input) and body-parser's (malformed JSON, too large, wrong charset).
  */
 import type { Request } from "express";
-import { decodeSegment } from "../client/json-pointer.js";
+import { decodeSegment } from "../contract/json-pointer.js";
 import { ApiError, type FieldErrors } from "./errors.js";
 import { messages } from "./messages.js";
 import { operationMetadata, operationOf } from "./request-metadata.js";

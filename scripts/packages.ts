@@ -14,7 +14,7 @@ export interface WorkspacePackage {
 
 export const workspacePackages: WorkspacePackage[] = [
   {
-    dir: "client",
+    dir: "contract",
     name: "@novu-query/contract",
     projects: ["tsconfig.build.json", "tsconfig.cjs.json"],
     // openapi.json is emitted by tsc beside the code that imports it (dist/esm/generated/), and exported from there.

@@ -4,7 +4,7 @@
  */
 import { merge } from "allof-merge";
 import { apiCompare } from "api-smart-diff";
-import { pointerOf, valueAt } from "../../client/json-pointer.js";
+import { pointerOf, valueAt } from "../../contract/json-pointer.js";
 import { changedValue } from "./describe.js";
 import { type Change, classify, type Impact } from "./rules.js";
 

@@ -6,7 +6,7 @@
  */
 import { runConformance } from "@novu-query/conformance";
 import { expect, it } from "vitest";
-import * as model from "../../client/model/index.js";
+import * as model from "../../contract/model/index.js";
 import { startModelService } from "../../test/support/model-service.js";
 
 it("the conformance suite passes the implementation built on the model", async () => {

@@ -33,7 +33,7 @@ const lines = [
   "# Mutation score of the conformance suite",
   "",
   `Written by \`npm run mutation\` on ${new Date().toISOString().slice(0, 10)}: StrykerJS mutates the contract's model`,
-  "(`client/model/`) as an implementation (the model-backed service of `test/support/model-service.ts`), and the",
+  "(`contract/model/`) as an implementation (the model-backed service of `test/support/model-service.ts`), and the",
   "conformance suite, with its oracle on the unmutated build, is the only test. A mutant the suite still passes",
   "survived. What the survivors mean: [mutation-analysis.md](mutation-analysis.md).",
   "",

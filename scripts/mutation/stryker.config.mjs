@@ -8,11 +8,11 @@ export default {
   // The model's semantics; not the catalogue of messages, the answer types, or the idempotency fingerprint (the
   // skeleton hashes it, from its built copy).
   mutate: [
-    "client/model/*.ts",
-    "!client/model/index.ts",
-    "!client/model/messages.ts",
-    "!client/model/answers.ts",
-    "!client/model/idempotency.ts",
+    "contract/model/*.ts",
+    "!contract/model/index.ts",
+    "!contract/model/messages.ts",
+    "!contract/model/answers.ts",
+    "!contract/model/idempotency.ts",
   ],
   coverageAnalysis: "perTest",
   concurrency: 2,
@@ -24,8 +24,8 @@ export default {
   // come built, through node_modules).
   ignorePatterns: [
     "/*",
-    "!/client",
-    "/client/dist",
+    "!/contract",
+    "/contract/dist",
     "!/generated",
     "!/test",
     "/test/*",

@@ -16,9 +16,9 @@ import {
   NetworkError,
   retryAfterSeconds,
   UnexpectedAnswerError,
-} from "../../client/index.js";
-import { answer, handlers } from "../../client/msw.js";
-import { createQueries, isRetryable, retryPolicy } from "../../client/react-query.js";
+} from "../../contract/index.js";
+import { answer, handlers } from "../../contract/msw.js";
+import { createQueries, isRetryable, retryPolicy } from "../../contract/react-query.js";
 
 const server = setupServer(...handlers);
 beforeAll(() => server.listen({ onUnhandledRequest: "error" }));

@@ -7,7 +7,7 @@ import {
   listNotificationPages,
   newIdempotencyKey,
   searchSubscriberPages,
-} from "../../client/index.js";
+} from "../../contract/index.js";
 import type { PrismProcess } from "../../mock/prism.js";
 import { startMock } from "../../scripts/processes.js";
 import { startTestServer, type TestServer } from "../support/server.js";

@@ -1,7 +1,7 @@
 /** The factories (client/factories.ts): valid against the spec over thousands of seeds, realistic, deterministic. */
 import { describe, expect, it } from "vitest";
-import { createFactories, makeNotification, makeSubscriber, makeSubscribers } from "../../client/factories.js";
 import { createSpecAjv, validatorAt } from "../../conformance/spec-validator.js";
+import { createFactories, makeNotification, makeSubscriber, makeSubscribers } from "../../contract/factories.js";
 
 const ajv = createSpecAjv();
 const valid = (schema: string) => {

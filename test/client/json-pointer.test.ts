@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pointerOf, resolveRef, segmentsOf, valueAt } from "../../client/json-pointer.js";
+import { pointerOf, resolveRef, segmentsOf, valueAt } from "../../contract/json-pointer.js";
 
 describe("JSON pointers", () => {
   it("escape '~' before '/' and decode '~1' before '~0', so every key comes back as it was", () => {

@@ -17,9 +17,9 @@ import { setupServer } from "msw/node";
 import createQueryClient from "openapi-react-query";
 import { createElement as h, type ReactNode } from "react";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createClient } from "../../client/index.js";
-import { createStatefulHandlers } from "../../client/msw.js";
-import { createQueries } from "../../client/react-query.js";
+import { createClient } from "../../contract/index.js";
+import { createStatefulHandlers } from "../../contract/msw.js";
+import { createQueries } from "../../contract/react-query.js";
 
 const mock = createStatefulHandlers({ seed: 9, subscribers: 25, notifications: 30 });
 const server = setupServer(...mock.handlers);

@@ -22,7 +22,7 @@ describe("the version the documents state", () => {
   });
 
   it("is stated in the root README and the contract's (its npm page)", () => {
-    for (const file of ["README.md", "client/README.md"]) {
+    for (const file of ["README.md", "contract/README.md"]) {
       expect(readFileSync(`${root}${file}`, "utf8")).toContain(`now \`${version}\``);
     }
   });

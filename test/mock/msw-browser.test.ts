@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exampleBody } from "../../client/msw.js";
+import { exampleBody } from "../../contract/msw.js";
 import { operationTable } from "../../generated/operations.js";
 import { launchBrowser, type Site, serveSite } from "../support/browser.js";
 

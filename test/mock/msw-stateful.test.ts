@@ -4,9 +4,9 @@
  */
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createClient } from "../../client/index.js";
-import { createStatefulHandlers } from "../../client/msw.js";
 import { runConformance } from "../../conformance/run.js";
+import { createClient } from "../../contract/index.js";
+import { createStatefulHandlers } from "../../contract/msw.js";
 
 const apiKeys = { "stateful-key": "6a0000000000000000000001", "other-key": "6a0000000000000000000002" };
 const mock = createStatefulHandlers({ seed: 3, apiKeys, now: "2026-11-24T00:00:00Z" });

@@ -6,10 +6,10 @@
 import { messages } from "@novu-query/express";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createClient, listNotificationPages, searchSubscriberPages } from "../../client/index.js";
-import { answer, createHandlers, exampleBody, handlers, respond } from "../../client/msw.js";
 import { runConformance } from "../../conformance/run.js";
 import { createSpecAjv, spec, validatorAt } from "../../conformance/spec-validator.js";
+import { createClient, listNotificationPages, searchSubscriberPages } from "../../contract/index.js";
+import { answer, createHandlers, exampleBody, handlers, respond } from "../../contract/msw.js";
 import { type OperationId, operationIds, operationTable } from "../../generated/operations.js";
 import type { ErrorDto, ValidationErrorDto } from "../../generated/schema.js";
 

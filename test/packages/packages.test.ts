@@ -190,8 +190,8 @@ describe("package checks", () => {
     expect(files).toEqual(
       expect.arrayContaining(["LICENSE", "README.md", "package.json", "dist/esm/generated/openapi.json"]),
     );
-    expect(files).toEqual(expect.arrayContaining(["dist/esm/client/index.js", "dist/esm/client/index.d.ts"]));
-    expect(files).toEqual(expect.arrayContaining(["dist/cjs/client/index.js", "dist/esm/client/index.js.map"]));
+    expect(files).toEqual(expect.arrayContaining(["dist/esm/contract/index.js", "dist/esm/contract/index.d.ts"]));
+    expect(files).toEqual(expect.arrayContaining(["dist/cjs/contract/index.js", "dist/esm/contract/index.js.map"]));
     expect(files.filter((file) => /\.ts$/.test(file) && !/\.d\.ts$/.test(file))).toEqual([]);
     expect(files.filter((file) => /server|test|bench|docs/.test(file))).toEqual([]);
   });
