@@ -11,14 +11,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startServerProcess } from "../scripts/processes.js";
 import { exitWithUsageIfAsked } from "../scripts/usage.js";
-import { measureOverload, type OverloadResult } from "./overload.js";
+import { type EmbeddedOverload, measureOverload } from "./overload.js";
 import type { HttpRequest } from "./shapes.js";
-
-export interface EmbeddedOverload {
-  mode: "worker thread" | "server thread";
-  env: Record<string, string>;
-  result: OverloadResult;
-}
 
 export async function measureEmbeddedOverload(
   options: { seconds: number; cheapRate: number },

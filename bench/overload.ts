@@ -57,3 +57,10 @@ export async function measureOverload(
     timeoutMs: options.timeoutMs,
   };
 }
+
+/** One mode of the embedded default under overload (bench/overload-embedded.ts). */
+export interface EmbeddedOverload {
+  mode: "worker thread" | "server thread";
+  env: Record<string, string>;
+  result: OverloadResult;
+}

@@ -2,8 +2,9 @@
  * What the libraries in front of the handlers throw, as our ApiError: express-openapi-validator's request errors
  * (400/404/405/415 and the 422 naming each input) and body-parser's (malformed JSON, too large, wrong charset).
  */
+
+import { decodeSegment } from "@novu-query/contract/json-pointer";
 import type { Request } from "express";
-import { decodeSegment } from "../contract/json-pointer.js";
 import { ApiError, type FieldErrors } from "./errors.js";
 import { messages } from "./messages.js";
 import { operationMetadata, operationOf } from "./request-metadata.js";

@@ -1,5 +1,5 @@
 /** Renders generated/operations.ts: the table the reference server binds its handlers to. */
-import { resolveRef } from "../contract/json-pointer.js";
+import { resolveRef } from "@novu-query/contract/json-pointer";
 
 const methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 

@@ -14,8 +14,9 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { type ClassifiedChange, compareSpecs, isBreaking, isDocumentationOnly } from "./diff/compare.js";
+import { compareSpecs, isBreaking, isDocumentationOnly } from "./diff/compare.js";
 import { allowsBreaking, breakingBump, parseVersion } from "./diff/gate.js";
+import type { ClassifiedChange } from "./diff/rules.js";
 import { releasedVersions, releasesDir } from "./diff.js";
 import { exitWithUsageIfAsked } from "./usage.js";
 

@@ -2,20 +2,12 @@
  * The structural diff of two bundled specs (api-smart-diff, which resolves every $ref so that a change to a shared
  * schema shows at each request and response that uses it), classified by our rules (rules.ts).
  */
+
+import { pointerOf, valueAt } from "@novu-query/contract/json-pointer";
 import { merge } from "allof-merge";
 import { apiCompare } from "api-smart-diff";
-import { pointerOf, valueAt } from "../../contract/json-pointer.js";
 import { changedValue } from "./describe.js";
-import { type Change, classify, type Impact } from "./rules.js";
-
-export type ClassifiedChange = ReturnType<typeof classify> & {
-  /** JSON pointer of what changed, e.g. /paths/~1v2~1subscribers/get/parameters/2/schema/maximum. */
-  pointer: string;
-  /** "GET /v2/subscribers", or the document part. */
-  where: string;
-  /** The parameter a change under `parameters/<index>` is about, by name (the index says nothing to a reader). */
-  parameter?: { name: string; in: string };
-};
+import { type Change, type ClassifiedChange, classify, type Impact } from "./rules.js";
 
 type Spec = Record<string, unknown>;
 

@@ -4,8 +4,7 @@
  * never an array index. The rendered docs' Changes section and the CHANGELOG draft are written from these lines.
  */
 import { STATUS_CODES } from "node:http";
-import type { ClassifiedChange } from "./compare.js";
-import type { Impact } from "./rules.js";
+import type { ClassifiedChange, Impact } from "./rules.js";
 
 export interface ReadableChange {
   line: string;

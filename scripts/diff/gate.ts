@@ -4,7 +4,8 @@
  * and a CHANGELOG section for the new version with a **Breaking** line naming each broken operation; any other
  * change needs a CHANGELOG section for a version above the base (or `## Unreleased`).
  */
-import { type ClassifiedChange, isBreaking, isDocumentationOnly } from "./compare.js";
+import { isBreaking, isDocumentationOnly } from "./compare.js";
+import type { ClassifiedChange } from "./rules.js";
 
 export function parseVersion(version: string): [number, number, number] {
   const match = /^(\d+)\.(\d+)\.(\d+)/.exec(version);

@@ -298,6 +298,16 @@ export const rules: Rule[] = [
   },
 ];
 
+/** A change as the report shows it: classified, and placed in the spec. */
+export type ClassifiedChange = ReturnType<typeof classify> & {
+  /** JSON pointer of what changed, e.g. /paths/~1v2~1subscribers/get/parameters/2/schema/maximum. */
+  pointer: string;
+  /** "GET /v2/subscribers", or the document part. */
+  where: string;
+  /** The parameter a change under `parameters/<index>` is about, by name (the index says nothing to a reader). */
+  parameter?: { name: string; in: string };
+};
+
 /** Classifies one change: its side, and the first rule that matches (or `unclassified`). */
 export function classify(change: Change): ChangeContext & { rule: string; clients: Impact; implementations: Impact } {
   const path = change.path;

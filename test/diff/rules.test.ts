@@ -10,8 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { type ClassifiedChange, compareSpecs, isBreaking } from "../../scripts/diff/compare.js";
+import { compareSpecs, isBreaking } from "../../scripts/diff/compare.js";
 import { allowsBreaking, gateProblems } from "../../scripts/diff/gate.js";
+import type { ClassifiedChange } from "../../scripts/diff/rules.js";
 import { rules } from "../../scripts/diff/rules.js";
 import { body, list, response, type Spec, small } from "./fixtures.js";
 

@@ -147,7 +147,7 @@ describe("package checks", () => {
       JSON.parse(run(bin("attw"), [tarballs[name] as string, ...args, "--format", "json"], root)).analysis;
     const esmOnly = (problems: { resolutionKind: string }[]) =>
       problems.filter((problem) => !["node10", "node16-cjs"].includes(problem.resolutionKind));
-    const esmEntries = ["./msw", "./model", "./react-query", "./zod"];
+    const esmEntries = ["./msw", "./model", "./react-query", "./zod", "./json-pointer"];
     const analysis = attw(
       contract ? ["--exclude-entrypoints", "./openapi.yaml", ...esmEntries] : ["--profile", "esm-only"],
     );
@@ -181,6 +181,17 @@ describe("package checks", () => {
     expect(installed.filter((name) => /pg|pglite|kysely|pino|faker|prism|postgres/.test(name))).toEqual([]);
     expect(installed.length).toBeLessThanOrEqual(skeletonBudget.packages);
     expect(folderBytes(join(apps.express, "node_modules"))).toBeLessThanOrEqual(skeletonBudget.bytes);
+  });
+
+  it("ships in each tarball only its own package's code: another package's modules come by its name", () => {
+    const others = (dir: string) => workspacePackages.map((pkg) => pkg.dir).filter((other) => other !== dir);
+    const borrowed = workspacePackages.flatMap((pkg) => {
+      const listing = spawnSync("tar", ["-tzf", tarballs[pkg.name] as string], { encoding: "utf8" }).stdout;
+      const files = listing.split("\n").filter((file) => file.startsWith("package/dist/"));
+      expect(files.length, pkg.name).toBeGreaterThan(0);
+      return files.filter((file) => others(pkg.dir).some((other) => file.includes(`/${other}/`)));
+    });
+    expect(borrowed).toEqual([]);
   });
 
   it("ships compiled code, declarations and source maps, and no sources, tests or server code in the contract", () => {

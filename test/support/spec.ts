@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { pointerOf, resolveRef } from "../../contract/json-pointer.js";
+import { pointerOf, resolveRef } from "@novu-query/contract/json-pointer";
 
 export type JsonObject = { [key: string]: unknown };
 
