@@ -6,7 +6,7 @@
 import type { AddressInfo } from "node:net";
 import { createHttpServer } from "@novu-query/express";
 import pino from "pino";
-import { createApp } from "../server/app.js";
+import { createServerApp } from "../server/app.js";
 import { loadConfig } from "../server/config.js";
 import { handlers } from "../server/handlers/index.js";
 import { openStore } from "../server/store/store.js";
@@ -14,7 +14,7 @@ import { openStore } from "../server/store/store.js";
 const config = loadConfig();
 const logger = pino({ level: config.logLevel });
 const opened = await openStore({ ...config, databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-const app = createApp({ store: opened.store, handlers, logger, config: { ...config, validateRequests: false } });
+const app = createServerApp({ store: opened.store, handlers, logger, config: { ...config, validateRequests: false } });
 const server = createHttpServer(app, config, logger).listen(config.port, config.host, () => {
   process.stdout.write(`API http://${config.host}:${(server.address() as AddressInfo).port}\n`);
 });

@@ -18,9 +18,10 @@ import { examplePath } from "./coverage.js";
 import { isolationRules } from "./isolation-rules.js";
 import { oracleRules } from "./oracle-rules.js";
 
-type SearchQuery = Record<string, string | number | boolean>;
+/** Search parameters as sent, unchecked: some rules send what the contract refuses. */
+type SearchParams = Record<string, string | number | boolean>;
 
-async function search(context: ConformanceContext, query: SearchQuery = {}): Promise<SearchSubscribersResponse> {
+async function search(context: ConformanceContext, query: SearchParams = {}): Promise<SearchSubscribersResponse> {
   const { data, response } = await context.client.GET("/v2/subscribers", { params: { query } });
   check(
     response.status === 200 && data,

@@ -141,7 +141,7 @@ export class NetworkError extends ApiRequestError {
 type ContractErrors<Body> = Body extends ContractErrorBody ? ContractError<Body> : never;
 
 /** Every error a call of this operation can end in: narrow on `kind`, or on `statusCode` for the contract's. */
-export type ApiError<Op extends OperationId = OperationId> =
+export type OperationError<Op extends OperationId = OperationId> =
   | ContractErrors<ErrorBodyOf<Op>>
   | UnexpectedAnswerError
   | NetworkError;
@@ -162,11 +162,11 @@ function isContractBody(operationId: OperationId, status: number, body: unknown)
 }
 
 /** The typed error of an answer that did not succeed. */
-export function errorOf<Op extends OperationId>(operationId: Op, answer: FetchAnswer): ApiError<Op> {
+export function errorOf<Op extends OperationId>(operationId: Op, answer: FetchAnswer): OperationError<Op> {
   const { error, response } = answer;
   const json = /\bjson\b/i.test(response.headers.get("content-type") ?? "");
   if (json && isContractBody(operationId, response.status, error)) {
-    return new ContractError(error, response.headers, operationId) as ApiError<Op>;
+    return new ContractError(error, response.headers, operationId) as OperationError<Op>;
   }
   const text = typeof error === "string" ? error : error === undefined ? "" : JSON.stringify(error);
   return new UnexpectedAnswerError(response.status, text, response.headers, operationId);

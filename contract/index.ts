@@ -20,7 +20,6 @@ import { newIdempotencyKey } from "./idempotency-key.js";
 
 export * from "../generated/schema.js";
 export {
-  type ApiError,
   ApiRequestError,
   ContractError,
   type ContractErrorBody,
@@ -28,6 +27,7 @@ export {
   type ErrorBodyOf,
   errorOf,
   NetworkError,
+  type OperationError,
   type RateLimit,
   retryAfterSeconds,
   type SuccessBodyOf,
@@ -86,7 +86,7 @@ export function createClient(options: ClientOptions): ApiClient {
   return client;
 }
 
-/** Every page of a subscriber search, following `next` until it is null. Errors throw `ApiError<"searchSubscribers">`. */
+/** Every page of a subscriber search, following `next` until it is null. Errors throw `OperationError<"searchSubscribers">`. */
 export async function* searchSubscriberPages(
   client: ApiClient,
   query: Omit<SearchSubscribersQuery, "after" | "before"> = {},
@@ -112,7 +112,7 @@ export async function* allSubscribers(
 
 /**
  * Every page of a notification list, from `page` (default 0) until `hasMore` is false. Errors throw
- * `ApiError<"listNotifications">`.
+ * `OperationError<"listNotifications">`.
  */
 export async function* listNotificationPages(
   client: ApiClient,

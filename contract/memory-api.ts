@@ -25,8 +25,6 @@ import {
   searchSubscribers,
 } from "./model/index.js";
 
-export type SearchQuery = SubscriberSearchQuery;
-export type ListQuery = NotificationListQuery;
 export type PatchBody = Parameters<typeof patchSubscriber>[2];
 
 /**
@@ -57,11 +55,12 @@ export interface MemoryApiOptions {
 }
 
 /** Whose request it is: the environment of the caller's key. Without one, every row is visible (one environment). */
-export interface Caller {
+export interface CallerEnvironment {
   environmentId?: string | undefined;
 }
 
-interface StoredAnswer {
+/** The first answer to an idempotency key, kept for its retries (the skeleton keeps it serialised: StoredAnswer). */
+interface KeptAnswer {
   fingerprint: string;
   answer: MemoryAnswer<Subscriber>;
 }
@@ -75,7 +74,7 @@ function toMemoryAnswer<Body>(answer: Answer<Body>): MemoryAnswer<Body> {
 export class MemoryApi {
   private current: MemoryData;
   private readonly options: MemoryApiOptions;
-  private readonly answers = new Map<string, StoredAnswer>();
+  private readonly answers = new Map<string, KeptAnswer>();
 
   /** Starts from the arrays given; it never changes them or their records (a PATCH makes new ones). */
   constructor(data: MemoryData, options: MemoryApiOptions = {}) {
@@ -101,7 +100,7 @@ export class MemoryApi {
     this.answers.clear();
   }
 
-  private rows(caller: Caller): MemoryData {
+  private rows(caller: CallerEnvironment): MemoryData {
     const { environmentId } = caller;
     if (environmentId === undefined) return this.current;
     return {
@@ -110,7 +109,10 @@ export class MemoryApi {
     };
   }
 
-  searchSubscribers(query: SearchQuery, caller: Caller = {}): MemoryAnswer<SearchSubscribersResponse> {
+  searchSubscribers(
+    query: SubscriberSearchQuery,
+    caller: CallerEnvironment = {},
+  ): MemoryAnswer<SearchSubscribersResponse> {
     const options = this.options.totalCountCap === undefined ? {} : { totalCountCap: this.options.totalCountCap };
     return toMemoryAnswer(searchSubscribers(this.rows(caller).subscribers, query, options));
   }
@@ -120,7 +122,7 @@ export class MemoryApi {
     subscriberId: string,
     body: PatchBody,
     idempotency?: { key: string; path: string },
-    caller: Caller = {},
+    caller: CallerEnvironment = {},
   ): MemoryAnswer<Subscriber> {
     if (!idempotency) return this.applyPatch(subscriberId, body, caller);
     const fingerprint = idempotencyFingerprint({ method: "PATCH", path: idempotency.path, body });
@@ -141,7 +143,7 @@ export class MemoryApi {
     return { ...answer, headers: echo };
   }
 
-  private applyPatch(subscriberId: string, body: PatchBody, caller: Caller): MemoryAnswer<Subscriber> {
+  private applyPatch(subscriberId: string, body: PatchBody, caller: CallerEnvironment): MemoryAnswer<Subscriber> {
     const answer = patchSubscriber(this.rows(caller).subscribers, subscriberId, body);
     if (answer.status === 200 && answer.changed) {
       const subscribers = this.current.subscribers.map((s) => (s._id === answer.body._id ? answer.body : s));
@@ -151,16 +153,16 @@ export class MemoryApi {
   }
 
   listNotifications(
-    query: ListQuery,
+    query: NotificationListQuery,
     now: Date = new Date(),
-    caller: Caller = {},
+    caller: CallerEnvironment = {},
   ): MemoryAnswer<ListNotificationsResponse> {
     const { subscribers, notifications } = this.rows(caller);
     const options: ListOptions = { now, retentionDays: this.options.retentionDays ?? null };
     return toMemoryAnswer(listNotifications(notifications, subscribers, query, options));
   }
 
-  getNotification(notificationId: string, caller: Caller = {}): MemoryAnswer<Notification> {
+  getNotification(notificationId: string, caller: CallerEnvironment = {}): MemoryAnswer<Notification> {
     const options: ListOptions = { retentionDays: this.options.retentionDays ?? null };
     return toMemoryAnswer(getNotification(this.rows(caller).notifications, notificationId, options));
   }

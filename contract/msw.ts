@@ -21,7 +21,7 @@ import { type OperationId, operationTable } from "../generated/operations.js";
 import type { operations } from "../generated/schema.js";
 import { createFactories, type FactoryOptions } from "./factories.js";
 import { pointerOf, resolveRef, segmentsOf } from "./json-pointer.js";
-import { type Caller, type MemoryAnswer, MemoryApi, type MemoryData } from "./memory-api.js";
+import { type CallerEnvironment, type MemoryAnswer, MemoryApi, type MemoryData } from "./memory-api.js";
 import { messages } from "./model/messages.js";
 import { unknownQueryKey } from "./model/query-keys.js";
 import { fitGet, fitList, fitPatch, fitSearch } from "./static-answers.js";
@@ -513,7 +513,7 @@ export function createStatefulHandlers(options: StatefulOptions = {}): StatefulH
     request: Request,
     params: Json,
     url: URL,
-    caller: Caller,
+    caller: CallerEnvironment,
   ): Promise<MemoryAnswer | undefined> => {
     switch (id) {
       case "searchSubscribers":

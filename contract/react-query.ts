@@ -8,7 +8,7 @@
  *   const { data } = useInfiniteQuery(queries.searchSubscribersInfinite({ email: "@example.com" }));
  *   const rename = useMutation({ ...queries.patchSubscriber(), onSuccess: () => client.invalidateQueries({ queryKey: queries.keys.subscribers() }) });
  *
- * Each option's `error` is the operation's `ApiError` without a cast: `query.error?.statusCode === 422` gives
+ * Each option's `error` is the operation's `OperationError` without a cast: `query.error?.statusCode === 422` gives
  * `query.error.body.errors`, `query.error?.kind === "unexpected"` is an answer that is not the contract's (a proxy's
  * page), `query.error?.retryAfter` the seconds a 429 or 503 asks to wait. `retryPolicy()` retries as those answers ask.
  */
@@ -16,12 +16,12 @@ import { type InfiniteData, infiniteQueryOptions, mutationOptions, queryOptions 
 import { newIdempotencyKey } from "./idempotency-key.js";
 import {
   type ApiClient,
-  type ApiError,
   ApiRequestError,
   dataOrThrow,
   type ListNotificationsQuery,
   type ListNotificationsResponse,
   type Notification,
+  type OperationError,
   type PatchSubscriberRequest,
   type SearchSubscribersQuery,
   type SearchSubscribersResponse,
@@ -123,7 +123,12 @@ export function createQueries(api: ApiClient) {
 
     /** One page of a subscriber search. */
     searchSubscribers: (query: SearchSubscribersQuery = {}) =>
-      queryOptions<SearchSubscribersResponse, ApiError<"searchSubscribers">, SearchSubscribersResponse, SearchKey>({
+      queryOptions<
+        SearchSubscribersResponse,
+        OperationError<"searchSubscribers">,
+        SearchSubscribersResponse,
+        SearchKey
+      >({
         queryKey: queryKeys.searchSubscribers(query) as SearchKey,
         queryFn: ({ signal }) =>
           dataOrThrow("searchSubscribers", api.GET("/v2/subscribers", { params: { query }, signal })),
@@ -133,7 +138,7 @@ export function createQueries(api: ApiClient) {
     searchSubscribersInfinite: (query: SearchPagesQuery = {}) =>
       infiniteQueryOptions<
         SearchSubscribersResponse,
-        ApiError<"searchSubscribers">,
+        OperationError<"searchSubscribers">,
         InfiniteData<SearchSubscribersResponse, string | undefined>,
         SearchPagesKey,
         string | undefined
@@ -153,7 +158,7 @@ export function createQueries(api: ApiClient) {
 
     /** One page of notifications. */
     listNotifications: (query: ListNotificationsQuery = {}) =>
-      queryOptions<ListNotificationsResponse, ApiError<"listNotifications">, ListNotificationsResponse, ListKey>({
+      queryOptions<ListNotificationsResponse, OperationError<"listNotifications">, ListNotificationsResponse, ListKey>({
         queryKey: queryKeys.listNotifications(query) as ListKey,
         queryFn: ({ signal }) =>
           dataOrThrow("listNotifications", api.GET("/v1/notifications", { params: { query }, signal })),
@@ -163,7 +168,7 @@ export function createQueries(api: ApiClient) {
     listNotificationsInfinite: (query: ListPagesQuery = {}) =>
       infiniteQueryOptions<
         ListNotificationsResponse,
-        ApiError<"listNotifications">,
+        OperationError<"listNotifications">,
         InfiniteData<ListNotificationsResponse, number>,
         ListPagesKey,
         number
@@ -180,7 +185,7 @@ export function createQueries(api: ApiClient) {
 
     /** One notification, whole. */
     notification: (notificationId: string) =>
-      queryOptions<Notification, ApiError<"getNotification">, Notification, NotificationKey>({
+      queryOptions<Notification, OperationError<"getNotification">, Notification, NotificationKey>({
         queryKey: queryKeys.notification(notificationId),
         queryFn: ({ signal }) =>
           dataOrThrow(
@@ -195,7 +200,7 @@ export function createQueries(api: ApiClient) {
      * that was applied gets its first answer instead of applying it twice.
      */
     patchSubscriber: () =>
-      mutationOptions<Subscriber, ApiError<"patchSubscriber">, PatchSubscriberVariables>({
+      mutationOptions<Subscriber, OperationError<"patchSubscriber">, PatchSubscriberVariables>({
         mutationKey: ["novu-query", "subscribers", "patch"],
         mutationFn: (variables) =>
           dataOrThrow(

@@ -1,6 +1,6 @@
 /**
  * `handler(operationId, implementation)`: how a handler is defined, so that its answer is checked for exactness
- * against the spec at compile time (server/handler-types.ts has the types it builds on).
+ * against the spec at compile time (handler-types.ts has the types it builds on).
  */
 import type { OperationId } from "@novu-query/contract/operations";
 import type { Handler, HandlerContext, HandlerInput, HandlerResult } from "./handler-types.js";

@@ -4,12 +4,13 @@
  * (operation-errors.ts), which allow declared statuses only.
  */
 import { STATUS_CODES } from "node:http";
-import type { ConstraintValidation, ErrorDto, ValidationErrorDto } from "@novu-query/contract/types";
+import type { FieldErrors } from "@novu-query/contract/model";
+import type { ErrorDto, ValidationErrorDto } from "@novu-query/contract/types";
 import type { Request } from "express";
 import { messages } from "./messages.js";
 import { isSecretParameter, redacted, redactUrl } from "./redact.js";
 
-export type FieldErrors = Record<string, ConstraintValidation>;
+export type { FieldErrors };
 
 export class ApiError extends Error {
   readonly status: number;

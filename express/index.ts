@@ -6,7 +6,7 @@
 
 export { type OperationId, operationIds, operationTable } from "@novu-query/contract/operations";
 export type * from "@novu-query/contract/types";
-export { Admission, type Cost, type CostOf, Limiter, type LimiterOptions, overloaded } from "./admission.js";
+export type { Cost, CostOf } from "./admission.js";
 export { type AppOptions, createApp } from "./app.js";
 export {
   type ApiKeyCredentials,
@@ -15,19 +15,9 @@ export {
   hashApiKey,
   type UnknownKeyGuard,
 } from "./authenticate.js";
-export { UndeclaredStatusError } from "./bind.js";
-export { isContractRequest } from "./contract-routes.js";
 export { handler, type UndeclaredFields } from "./define-handler.js";
 export { errorHandler, methodNotAllowed, notFound } from "./error-handler.js";
-export {
-  ApiError,
-  type ErrorBody,
-  errorBody,
-  type FieldErrors,
-  reasonPhrase,
-  transportErrorBody,
-  ValidationError,
-} from "./errors.js";
+export { ApiError, type ErrorBody, type FieldErrors, ValidationError } from "./errors.js";
 export type {
   AuthContext,
   Handler,
@@ -37,7 +27,7 @@ export type {
   Handlers,
   Services,
 } from "./handler-types.js";
-export { answerTimeout, createHttpServer, type HttpLimits, requireHost, urlLengthLimit } from "./http-server.js";
+export { createHttpServer, type HttpLimits, requireHost, urlLengthLimit } from "./http-server.js";
 export {
   type IdempotencySession,
   type IdempotencyStore,
@@ -46,7 +36,7 @@ export {
   runIdempotently,
   type StoredAnswer,
 } from "./idempotency.js";
-export { type Logger, stderrLogger } from "./logger.js";
+export type { Logger } from "./logger.js";
 export { MemoryIdempotencyStore } from "./memory-idempotency.js";
 export { MemoryRateLimitStore } from "./memory-rate-limit.js";
 export { idempotencyDocsLink, messages } from "./messages.js";
@@ -57,15 +47,6 @@ export {
   type OperationErrors,
   type SuccessStatus,
 } from "./operation-errors.js";
-export {
-  type Decision,
-  decide,
-  policyHeader,
-  type RateLimitStore,
-  type RateLimits,
-  type Take,
-  UnknownKeyLimiter,
-} from "./rate-limit.js";
-export { isSecretParameter, redactUrl } from "./redact.js";
-export { maxBodyDepth, unstorableText } from "./request-rules.js";
+export type { Decision, RateLimitStore, RateLimits, Take } from "./rate-limit.js";
+export { redactUrl } from "./redact.js";
 export { type ContractRouter, createRouter, type RouterOptions } from "./router.js";

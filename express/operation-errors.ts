@@ -1,7 +1,7 @@
 /**
  * The errors a handler may throw, per operation: `errors.notFound(message)` exists only on operations whose spec
  * declares a 404, `errors.status(s, message)` accepts only declared error statuses. What slips past the types (a
- * hand-made `new ApiError(418, ...)`) is caught at run time by the binding (server/bind.ts), logged and answered 500.
+ * hand-made `new ApiError(418, ...)`) is caught at run time by the binding (bind.ts), logged and answered 500.
  */
 import { type OperationId, operationTable } from "@novu-query/contract/operations";
 import { ApiError, type FieldErrors } from "./errors.js";

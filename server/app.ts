@@ -88,7 +88,7 @@ function cancelled(statementTimeoutMs: number): ApiError {
   return new ApiError(503, messages.statementTimeout(statementTimeoutMs), { "Retry-After": String(seconds) });
 }
 
-export function createApp({ store, handlers, logger, config }: AppDependencies): Express {
+export function createServerApp({ store, handlers, logger, config }: AppDependencies): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -125,7 +125,7 @@ export function createApp({ store, handlers, logger, config }: AppDependencies):
               burst: config.rateLimitBurst,
               store:
                 config.rateLimitStore === "database"
-                  ? new DatabaseRateLimitStore(store.rateLimits)
+                  ? new DatabaseRateLimitStore(store.rateLimitBuckets)
                   : new MemoryRateLimitStore(),
             }
           : undefined,

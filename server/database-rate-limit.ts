@@ -3,15 +3,15 @@
  * instance on it draws from one bucket per key. Idle buckets are swept every `sweepEveryMs`.
  */
 import type { RateLimitStore, RateLimits, Take } from "@novu-query/express";
-import type { RateLimitStore as RateLimitRows } from "./store/rate-limits.js";
+import type { RateLimitBuckets } from "./store/rate-limits.js";
 
 export class DatabaseRateLimitStore implements RateLimitStore {
-  private readonly rows: RateLimitRows;
+  private readonly buckets: RateLimitBuckets;
   private readonly sweepEveryMs: number;
   private lastSweep = Date.now();
 
-  constructor(rows: RateLimitRows, sweepEveryMs = 600_000) {
-    this.rows = rows;
+  constructor(buckets: RateLimitBuckets, sweepEveryMs = 600_000) {
+    this.buckets = buckets;
     this.sweepEveryMs = sweepEveryMs;
   }
 
@@ -20,8 +20,8 @@ export class DatabaseRateLimitStore implements RateLimitStore {
       this.lastSweep = Date.now();
       // A bucket refills whole in burst / rate; untouched twice that long, it is as good as absent.
       const fullAfterSeconds = Math.ceil((burst / perMinute) * 60);
-      this.rows.sweep(2 * fullAfterSeconds).catch(() => {});
+      this.buckets.sweep(2 * fullAfterSeconds).catch(() => {});
     }
-    return this.rows.take(id, burst, perMinute / 60);
+    return this.buckets.take(id, burst, perMinute / 60);
   }
 }

@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { createHttpServer } from "@novu-query/express";
 import pino, { type Logger } from "pino";
-import { createApp } from "./app.js";
+import { createServerApp } from "./app.js";
 import type { Config } from "./config.js";
 import { type DemoOptions, defaultDemoOptions, publicDemoKeys } from "./demo/options.js";
 import { demoWorkingCopy } from "./demo/snapshot.js";
@@ -128,7 +128,7 @@ export async function runServer(config: Config): Promise<void> {
         )
       : undefined;
 
-  const app = createApp({ store, handlers, logger, config });
+  const app = createServerApp({ store, handlers, logger, config });
   const server = createHttpServer(app, config, logger).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));
   const { port } = server.address() as AddressInfo;

@@ -2,9 +2,10 @@
  * What the model answers: a success with its body, or a refusal that names the spec's error example it is an instance
  * of (its status and reason phrase), with this request's message and, for a 422, the invalid inputs.
  */
+import type { ConstraintValidation } from "../../generated/schema.js";
 
-/** One invalid input of a 422, keyed like `body.timezone` or `query.limit`. */
-export type FieldErrors = Record<string, { messages: string[]; value: unknown }>;
+/** The invalid inputs of a 422 (its `errors`), keyed like `body.timezone` or `query.limit`. */
+export type FieldErrors = Record<string, ConstraintValidation>;
 
 export interface Refusal {
   status: 400 | 402 | 404 | 422;

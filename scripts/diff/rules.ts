@@ -28,7 +28,7 @@ export interface ChangeContext extends Change {
 export interface Rule {
   id: string;
   text: string;
-  /** oasdiff's check of the same meaning, where there is one (test/diff/oasdiff.md notes where ours differs). */
+  /** oasdiff's check of the same meaning, where there is one. */
   oasdiff?: string;
   matches(change: ChangeContext): boolean;
   clients: Impact | ((change: ChangeContext) => Impact);

@@ -1,13 +1,7 @@
+import type { StoredAnswer } from "@novu-query/express";
 import { type Kysely, sql } from "kysely";
 import { prepared } from "./prepared-statements.js";
 import type { Database } from "./schema.js";
-
-export interface StoredResponse {
-  fingerprint: string;
-  statusCode: number;
-  /** The response body as the JSON text that was sent. */
-  body: string;
-}
 
 export class IdempotencyRecordStore {
   private readonly db: Kysely<Database>;
@@ -28,7 +22,7 @@ export class IdempotencyRecordStore {
     return row.rows[0]?.locked === true;
   }
 
-  async find(environmentId: string, key: string): Promise<StoredResponse | undefined> {
+  async find(environmentId: string, key: string): Promise<StoredAnswer | undefined> {
     const row = await this.db
       .selectFrom("idempotency_records")
       .select(["fingerprint", "status_code", "body"])
@@ -40,7 +34,7 @@ export class IdempotencyRecordStore {
     return row && { fingerprint: row.fingerprint, statusCode: row.status_code, body: row.body };
   }
 
-  async save(environmentId: string, key: string, response: StoredResponse, ttlSeconds: number): Promise<void> {
+  async save(environmentId: string, key: string, response: StoredAnswer, ttlSeconds: number): Promise<void> {
     const values = {
       fingerprint: response.fingerprint,
       status_code: response.statusCode,

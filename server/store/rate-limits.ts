@@ -14,7 +14,7 @@ export interface TakenToken {
  * bucket for the time since the last one (at the database's clock, the same for every instance) and takes a token
  * if a whole one is there, in one atomic statement: two instances taking at once are serialised on the row.
  */
-export class RateLimitStore {
+export class RateLimitBuckets {
   private readonly db: Kysely<Database>;
 
   constructor(db: Kysely<Database>) {

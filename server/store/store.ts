@@ -5,7 +5,7 @@ import { IdempotencyRecordStore } from "./idempotency-records.js";
 import { migrate } from "./migrate.js";
 import { NotificationStore } from "./notifications.js";
 import { NotificationPartitions } from "./partitions.js";
-import { RateLimitStore } from "./rate-limits.js";
+import { RateLimitBuckets } from "./rate-limits.js";
 import type { Database } from "./schema.js";
 import { SubscriberStore } from "./subscribers.js";
 import { SubstringFilter } from "./substring-filter.js";
@@ -31,7 +31,7 @@ export class Store {
   readonly notifications: NotificationStore;
   readonly idempotency: IdempotencyRecordStore;
   readonly partitions: NotificationPartitions;
-  readonly rateLimits: RateLimitStore;
+  readonly rateLimitBuckets: RateLimitBuckets;
 
   readonly db: Kysely<Database>;
   private readonly options: StoreTuning;
@@ -51,7 +51,7 @@ export class Store {
     this.notifications = new NotificationStore(readDb, options.rareTermLimit, substring);
     this.idempotency = new IdempotencyRecordStore(db);
     this.partitions = new NotificationPartitions(db);
-    this.rateLimits = new RateLimitStore(db);
+    this.rateLimitBuckets = new RateLimitBuckets(db);
   }
 
   /** True when the store holds no environment yet (a fresh database). */

@@ -1,5 +1,5 @@
 /**
- * The typed errors of the client (client/api-error.ts) and the retry policy of `/react-query`, met the way an app
+ * The typed errors of the client (contract/api-error.ts) and the retry policy of `/react-query`, met the way an app
  * meets them: the typed client over MSW, answering as the contract does (the static and stateful handlers) and as
  * what stands in front of an API does (a gateway's HTML 502, an undeclared status, a dropped connection).
  */

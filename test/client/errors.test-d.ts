@@ -1,4 +1,4 @@
-import { type ApiError, createClient, type NetworkError, type UnexpectedAnswerError } from "@novu-query/contract";
+import { createClient, type NetworkError, type OperationError, type UnexpectedAnswerError } from "@novu-query/contract";
 import { createQueries } from "@novu-query/contract/react-query";
 import { useInfiniteQuery, useMutation, useQuery } from "@tanstack/react-query";
 import { describe, expectTypeOf, it } from "vitest";
@@ -9,7 +9,7 @@ describe("the errors TanStack Query carries, typed per operation without a cast"
   it("narrows a query's error on statusCode to the declared body", () => {
     const query = () => useQuery(queries.listNotifications({ limit: 5 }));
     type Error = ReturnType<typeof query>["error"];
-    expectTypeOf<Error>().toEqualTypeOf<ApiError<"listNotifications"> | null>();
+    expectTypeOf<Error>().toEqualTypeOf<OperationError<"listNotifications"> | null>();
     const error = {} as NonNullable<Error>;
     if (error.statusCode === 422) {
       expectTypeOf(error.body.errors).toEqualTypeOf<Record<string, { messages: string[]; value: unknown }>>();
@@ -29,12 +29,12 @@ describe("the errors TanStack Query carries, typed per operation without a cast"
 
   it("types infinite queries and the PATCH mutation the same way", () => {
     const pages = () => useInfiniteQuery(queries.searchSubscribersInfinite({ limit: 10 }));
-    expectTypeOf<ReturnType<typeof pages>["error"]>().toEqualTypeOf<ApiError<"searchSubscribers"> | null>();
+    expectTypeOf<ReturnType<typeof pages>["error"]>().toEqualTypeOf<OperationError<"searchSubscribers"> | null>();
     const detail = () => useQuery(queries.notification("x"));
-    expectTypeOf<ReturnType<typeof detail>["error"]>().toEqualTypeOf<ApiError<"getNotification"> | null>();
+    expectTypeOf<ReturnType<typeof detail>["error"]>().toEqualTypeOf<OperationError<"getNotification"> | null>();
     const patch = () => useMutation(queries.patchSubscriber());
     type PatchError = NonNullable<ReturnType<typeof patch>["error"]>;
-    expectTypeOf<PatchError>().toEqualTypeOf<ApiError<"patchSubscriber">>();
+    expectTypeOf<PatchError>().toEqualTypeOf<OperationError<"patchSubscriber">>();
     const error = {} as PatchError;
     if (error.statusCode === 409 || error.statusCode === 404) expectTypeOf(error.body.message).toBeString();
     expectTypeOf<Extract<PatchError, { kind: "unexpected" }>>().toEqualTypeOf<UnexpectedAnswerError>();

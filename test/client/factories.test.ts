@@ -1,4 +1,4 @@
-/** The factories (client/factories.ts): valid against the spec over thousands of seeds, realistic, deterministic. */
+/** The factories (contract/factories.ts): valid against the spec over thousands of seeds, realistic, deterministic. */
 import { describe, expect, it } from "vitest";
 import { createSpecAjv, validatorAt } from "../../conformance/spec-validator.js";
 import { createFactories, makeNotification, makeSubscriber, makeSubscribers } from "../../contract/factories.js";

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 /**
- * The TanStack Query options (client/react-query.ts) in React, as a component test meets them: React Testing Library
+ * The TanStack Query options (contract/react-query.ts) in React, as a component test meets them: React Testing Library
  * over MSW's stateful mode. An infinite search walks three pages by cursor, a PATCH invalidates the search and the
  * list shows the change, and openapi-react-query takes the typed client as it is (no cast).
  */

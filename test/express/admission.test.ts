@@ -1,6 +1,7 @@
 /** The skeleton's admission control (express/admission.ts): turns, a bounded queue, and expensive turns of their own. */
-import { Admission, Limiter } from "@novu-query/express";
+
 import { describe, expect, it } from "vitest";
+import { Admission, Limiter } from "../../express/admission.js";
 
 /** A promise and its resolver. */
 function gate(): { opened: Promise<void>; open(): void } {

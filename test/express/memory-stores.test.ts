@@ -1,6 +1,7 @@
 /** The skeleton's in-process stores: token buckets (memory-rate-limit.ts) and idempotent answers (memory-idempotency.ts). */
-import { decide, MemoryIdempotencyStore, MemoryRateLimitStore, type StoredAnswer } from "@novu-query/express";
+import { MemoryIdempotencyStore, MemoryRateLimitStore, type StoredAnswer } from "@novu-query/express";
 import { describe, expect, it } from "vitest";
+import { decide } from "../../express/rate-limit.js";
 
 describe("MemoryRateLimitStore", () => {
   it("refills at the per-minute rate up to the burst", () => {

@@ -1,8 +1,9 @@
 import { STATUS_CODES } from "node:http";
-import { ApiError, reasonPhrase } from "@novu-query/express";
+import { ApiError } from "@novu-query/express";
 import type { NextFunction, Request, Response } from "express";
 import { describe, expect, it, vi } from "vitest";
 import { bindOperation } from "../../express/bind.js";
+import { reasonPhrase } from "../../express/errors.js";
 import { listOperations } from "../../scripts/operation-table.js";
 import type { Store } from "../../server/store/store.js";
 

@@ -5,7 +5,7 @@ import { createHttpServer } from "@novu-query/express";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ErrorDto } from "../../generated/schema.js";
-import { createApp } from "../../server/app.js";
+import { createServerApp } from "../../server/app.js";
 import { loadConfig } from "../../server/config.js";
 import { handlers } from "../../server/handlers/index.js";
 import { drivers } from "../support/databases.js";
@@ -205,7 +205,12 @@ describe.each(drivers)("rate limiting across instances on one database (%s)", (d
     server = await startTestServer({ driver, demo: { subscribers: 5, notifications: 5 }, config });
     // A second API instance: its own app, process state and port, the same database.
     const secondConfig = { ...loadConfig({}), apiKeyCacheSeconds: 0, ...config };
-    const app = createApp({ store: server.store, handlers, logger: pino({ level: "silent" }), config: secondConfig });
+    const app = createServerApp({
+      store: server.store,
+      handlers,
+      logger: pino({ level: "silent" }),
+      config: secondConfig,
+    });
     second = createHttpServer(app, secondConfig, pino({ level: "silent" })).listen(0, "127.0.0.1");
     await once(second, "listening");
     secondUrl = `http://127.0.0.1:${(second.address() as AddressInfo).port}`;

@@ -1,5 +1,5 @@
-import { maxBodyDepth } from "@novu-query/express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { maxBodyDepth } from "../../express/request-rules.js";
 import { operationIds, operationTable } from "../../generated/operations.js";
 import type { Subscriber, ValidationErrorDto } from "../../generated/schema.js";
 import { drivers } from "../support/databases.js";

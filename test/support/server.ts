@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { createHttpServer, type Handlers } from "@novu-query/express";
 import pino from "pino";
-import { createApp } from "../../server/app.js";
+import { createServerApp } from "../../server/app.js";
 import { type Config, loadConfig } from "../../server/config.js";
 import { type DemoEnvironment, type DemoOptions, defaultDemoOptions } from "../../server/demo/generate.js";
 import { loadDemoData } from "../../server/demo/load.js";
@@ -54,7 +54,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     },
   });
   const logger = pino({ level: "info" }, sink);
-  const app = createApp({ store: opened.store, handlers: options.handlers ?? realHandlers, logger, config });
+  const app = createServerApp({ store: opened.store, handlers: options.handlers ?? realHandlers, logger, config });
   const server = createHttpServer(app, config, logger).listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
