@@ -64,7 +64,9 @@ app.get("/v1/notifications/:notificationId", async (req, res) => {
 });
 
 const server = app.listen(0, "127.0.0.1", () => {
-  process.stdout.write(`API http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ msg: "ready", api: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`,
+  );
 });
 process.on("SIGTERM", () => {
   server.close(() => void opened.close().then(() => process.exit(0)));

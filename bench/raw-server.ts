@@ -29,5 +29,7 @@ const server = http.createServer((req, res) => {
 });
 server.keepAliveTimeout = 65_000;
 server.listen(0, "127.0.0.1", () => {
-  process.stdout.write(`RAW http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ msg: "ready", api: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`,
+  );
 });

@@ -11,7 +11,7 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import { runIdempotently } from "@novu-query/express";
 import { sql } from "kysely";
-import { startMock, startServerProcess } from "../scripts/processes.js";
+import { startMock, startServerProcess, startTsxScript, type Target } from "../scripts/processes.js";
 import { exitWithUsageIfAsked } from "../scripts/usage.js";
 import { loadConfig } from "../server/config.js";
 import { DatabaseIdempotencyStore } from "../server/database-idempotency.js";
@@ -25,7 +25,7 @@ import { measureIngest } from "./ingest.js";
 import { latestLoad } from "./load-results.js";
 import { measureOverload } from "./overload.js";
 import { measureEmbeddedOverload } from "./overload-embedded.js";
-import { startScript, type Target } from "./processes.js";
+
 import { type OperationProfile, profileOperation } from "./profile.js";
 import {
   type BenchResults,
@@ -229,22 +229,21 @@ writeFileSync(bodiesFile, JSON.stringify(bodies));
 const validatedOld = await startServerProcess(serverEnv);
 const targets: Target[] = [
   withValidation,
-  await startScript(minimalName, "bench/minimal-express.ts", [ctx.environmentId], serverEnv, "API", node24),
+  await startTsxScript(minimalName, "bench/minimal-express.ts", [ctx.environmentId], serverEnv, node24),
   {
     name: olderNodeName(serverName, process.version),
     url: validatedOld.baseUrl,
     pid: validatedOld.child.pid as number,
     stop: validatedOld.stop,
   },
-  await startScript(
+  await startTsxScript(
     olderNodeName(minimalName, process.version),
     "bench/minimal-express.ts",
     [ctx.environmentId],
     serverEnv,
-    "API",
   ),
-  await startScript(unvalidatedName, "bench/server-without-validation.ts", [], serverEnv, "API", node24),
-  await startScript(rawName, "bench/raw-server.ts", [bodiesFile], {}, "RAW", node24),
+  await startTsxScript(unvalidatedName, "bench/server-without-validation.ts", [], serverEnv, node24),
+  await startTsxScript(rawName, "bench/raw-server.ts", [bodiesFile], {}, node24),
   await (async () => {
     const prism = await startMock(node24);
     return { name: prismName, url: prism.url, pid: prism.child.pid as number, stop: prism.stop };

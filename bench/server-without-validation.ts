@@ -16,7 +16,9 @@ const logger = pino({ level: config.logLevel });
 const opened = await openStore({ ...config, databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 const app = createServerApp({ store: opened.store, handlers, logger, config: { ...config, validateRequests: false } });
 const server = createHttpServer(app, config, logger).listen(config.port, config.host, () => {
-  process.stdout.write(`API http://${config.host}:${(server.address() as AddressInfo).port}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ msg: "ready", api: `http://${config.host}:${(server.address() as AddressInfo).port}` })}\n`,
+  );
 });
 process.on("SIGTERM", () => {
   server.close(() => void opened.close().then(() => process.exit(0)));

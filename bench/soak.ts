@@ -4,11 +4,16 @@
  * Writes bench/results/soak-<timestamp>.json and prints a table.
  */
 import { randomUUID } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { startServerProcess } from "../scripts/processes.js";
 import { exitWithUsageIfAsked } from "../scripts/usage.js";
-import { rssMb } from "./processes.js";
+
+/** Resident memory of a process, in megabytes. */
+function rssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+) kB/);
+  return Math.round(Number(line?.[1] ?? 0) / 1024);
+}
 
 exitWithUsageIfAsked("Usage: npm run soak -- --minutes N [--concurrency 16] [--database-url URL]");
 const { values } = parseArgs({

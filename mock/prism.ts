@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startProcess } from "./process.js";
+import { spawnUntilReady } from "./process.js";
 
 /** The bundled spec that Prism serves (in the package: the copy its build places beside the code). */
 export const specFile = fileURLToPath(new URL("../generated/openapi.json", import.meta.url));
@@ -31,7 +31,7 @@ export async function startPrism(
   host = "127.0.0.1",
   node = process.execPath,
 ): Promise<PrismProcess> {
-  const { child, output, exited } = await startProcess(
+  const { child, output, exited } = await spawnUntilReady(
     node,
     [prismEntry(), ...args, "-h", host, "-p", String(port)],
     {},

@@ -13,7 +13,7 @@ export interface StartedProcess {
  * longer than `timeoutMs` first. The one spawn-and-wait loop of the workspace: the mock's Prism, and the tests' and
  * benchmark's servers, start through it.
  */
-export async function startProcess(
+export async function spawnUntilReady(
   command: string,
   args: string[],
   options: { cwd?: string | undefined; env?: NodeJS.ProcessEnv | undefined },

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operationIds } from "../../generated/operations.js";
-import { type StartedProcess, startProcess } from "../../scripts/processes.js";
+import { type StartedProcess, startCommand } from "../../scripts/processes.js";
 import { nodeRuntimes } from "../support/node-runtimes.js";
 import { packedTarballs } from "../support/tarballs.js";
 
@@ -42,7 +42,7 @@ const timings: Record<string, number> = {};
 
 /** The app's server under a Node, on a free port, with the test's API key; resolves once it listens. */
 async function startApp(node: string): Promise<{ process: StartedProcess; baseUrl: string }> {
-  const started = await startProcess(
+  const started = await startCommand(
     node,
     [join(app, "dist", "server.js")],
     { cwd: app, env: { PORT: "0", API_KEYS: `${apiKey}:production,${otherApiKey}:development` } },

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type StartedProcess, startProcess } from "../../scripts/processes.js";
+import { type StartedProcess, startCommand } from "../../scripts/processes.js";
 import { packedTarballs } from "../support/tarballs.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -71,7 +71,7 @@ beforeAll(() => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 async function startHost(entry: string): Promise<{ process: StartedProcess; origin: string }> {
-  const started = await startProcess(
+  const started = await startCommand(
     process.execPath,
     [join(app, "dist", entry)],
     { cwd: app, env: { PORT: "0", API_KEYS: `${apiKey}:production,${otherApiKey}:development` } },

@@ -14,11 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspacePackages } from "../../scripts/packages.js";
 import {
   freePort,
-  printedServerBanner,
+  printedReadyLine,
   type ServerProcess,
   type StartedProcess,
-  serverFromBanner,
-  startProcess,
+  serverFromReadyLine,
+  startCommand,
 } from "../../scripts/processes.js";
 import { nodeRuntimes } from "../support/node-runtimes.js";
 import { packedTarballs } from "../support/tarballs.js";
@@ -319,18 +319,18 @@ describe.each(nodeRuntimes)("the commands and the client under %s", (runtime, fi
     node = findNode();
     const port = await freePort();
     [mock, server] = await Promise.all([
-      startProcess(
+      startCommand(
         node,
         [join(apps.mock, "node_modules", ".bin", "novu-query-mock"), "--port", String(port)],
         { cwd: apps.mock },
         (log) => /Mock \(.*\) on http/.test(log),
       ),
-      startProcess(
+      startCommand(
         node,
         [join(apps.server, "node_modules", ".bin", "novu-query-server")],
         { cwd: apps.server, env: { DEMO_SUBSCRIBERS: "60", DEMO_NOTIFICATIONS: "150" } },
-        printedServerBanner,
-      ).then(serverFromBanner),
+        printedReadyLine,
+      ).then(serverFromReadyLine),
     ]);
     mockUrl = `http://127.0.0.1:${port}`;
   }, 180_000);

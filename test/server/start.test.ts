@@ -1,7 +1,9 @@
+import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSpecAjv, validatorAt } from "../../conformance/spec-validator.js";
 import type { ListNotificationsResponse } from "../../generated/schema.js";
-import { type ServerProcess, startServerProcess } from "../../scripts/processes.js";
+import { runServerScript, type ServerProcess, startServerProcess } from "../../scripts/processes.js";
+import { readyLineIn } from "../../server/start/ready.js";
 import { json } from "../support/server.js";
 
 describe("npm start", () => {
@@ -29,6 +31,32 @@ describe("npm start", () => {
     expect(demoKey).toMatch(/^[0-9a-f]{32}$/);
     expect(output).toContain(`curl -H "Authorization: ApiKey ${demoKey}" "${apiUrl}/v1/notifications?limit=2"`);
   });
+
+  it("writes one JSON ready line with the URLs, the database and the demo keys, for programs to read", () => {
+    const lines = output.split("\n").filter((line) => line.includes('"msg":"ready"'));
+    expect(lines).toHaveLength(1);
+    expect(readyLineIn(output)).toMatchObject({
+      msg: "ready",
+      api: apiUrl,
+      docs: `${apiUrl}/docs`,
+      spec: `${apiUrl}/openapi.json`,
+      database: expect.stringContaining("PGlite"),
+      demoKeys: { Production: demoKey, Development: expect.stringMatching(/^[0-9a-f]{32}$/) },
+    });
+  });
+
+  it("refuses a port in use in one sentence, with no stack trace", () => {
+    const port = new URL(apiUrl).port;
+    const second = spawnSync(process.execPath, [runServerScript], {
+      env: { ...process.env, PORT: port, DEMO_SUBSCRIBERS: "60", DEMO_NOTIFICATIONS: "120" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(second.status).toBe(1);
+    expect(second.stderr.trim()).toBe(
+      `Port ${port} on 127.0.0.1 is in use by another program: stop it, or set PORT to another port.`,
+    );
+  }, 60_000);
 
   it("serves a spec-valid page for the README's curl request", async () => {
     const response = await fetch(`${apiUrl}/v1/notifications?channels=email&limit=2`, {
