@@ -10,29 +10,28 @@
  *
  * A record the examples lack is the operation's first example under the requested id, with an `_id` of its own.
  */
-import spec from "../generated/openapi.json" with { type: "json" };
-import { operationTable } from "../generated/operations.js";
+import { operationTable } from "../../generated/operations.js";
 import type {
   ListNotificationsResponse,
   Notification,
   PatchSubscriberRequest,
   SearchSubscribersResponse,
   Subscriber,
-} from "../generated/schema.js";
-import { matchesNotificationFilters, type NotificationListQuery } from "./model/notifications.js";
+} from "../../generated/schema.js";
+import { matchesNotificationFilters, type NotificationListQuery } from "../model/notifications.js";
 import {
   containsIgnoringCase,
   matchesSearch,
   patchSubscriber,
   type SubscriberSearchQuery,
-} from "./model/subscribers.js";
+} from "../model/subscribers.js";
+import { exampleValue } from "./spec.js";
 
 /** The page that a cursor or a page number leads to: the second and last. */
 const laterPage = 2;
 
 function exampleValues(names: readonly string[]): unknown[] {
-  const examples = spec.components.examples as Record<string, { value?: unknown }>;
-  return names.map((name) => structuredClone(examples[name]?.value));
+  return names.map(exampleValue);
 }
 
 /** FNV-1a over the text, twice (two seeds): 16 hexadecimal characters. */

@@ -1,0 +1,106 @@
+/**
+ * A request checked as the server checks it, before any answer: no `Authorization: ApiKey <key>` is a 401, an
+ * idempotency key too long or empty a 400, a parameter or body the contract refuses a 422 naming each invalid input
+ * (`query.limit`, `body.email`), a PATCH that is not JSON a 415, malformed JSON a 400, in the server's words.
+ */
+import type { ErrorObject } from "ajv/dist/2020.js";
+import { HttpResponse } from "msw";
+import type { OperationId } from "../../generated/operations.js";
+import { segmentsOf } from "../json-pointer.js";
+import type { FieldErrors } from "../model/answers.js";
+import { messages } from "../model/messages.js";
+import { unknownQueryKey } from "../model/query-keys.js";
+import { errorFrame, type Json, operationCheck, requestId } from "./spec.js";
+
+function addIssues(errors: FieldErrors, prefix: string, issues: ErrorObject[] | null | undefined, value: unknown) {
+  for (const issue of issues ?? []) {
+    let key = prefix;
+    let at: unknown = value;
+    const segments = segmentsOf(issue.instancePath);
+    if (issue.keyword === "additionalProperties") segments.push(String(issue.params.additionalProperty));
+    for (const segment of segments) {
+      key += /^\d+$/.test(segment) ? `[${segment}]` : `.${segment}`;
+      at = at && typeof at === "object" ? (at as Json)[segment] : undefined;
+    }
+    const message = issue.keyword === "additionalProperties" ? "is not a known field" : (issue.message ?? "is invalid");
+    const entry = errors[key] ?? { messages: [], value: at === undefined ? null : at };
+    if (!entry.messages.includes(message)) entry.messages.push(message);
+    errors[key] = entry;
+  }
+}
+
+/** The 401 a request deserves, by the example whose text the server sends for it; undefined when the key is usable. */
+export function authenticationFailure(request: Request): string | undefined {
+  const authorization = request.headers.get("authorization");
+  if (authorization === null) return "UnauthorizedMissingHeader";
+  const [scheme, key] = authorization.trim().split(/\s+/, 2);
+  if (scheme !== "ApiKey") return "UnauthorizedInvalidScheme";
+  if (!key) return "UnauthorizedEmptyKey";
+  return undefined;
+}
+
+/** An error answer to a request the contract refuses, with its request id as the server's has. */
+function refusal(body: object, status: number): Response {
+  return HttpResponse.json(body, { status, headers: { "X-Request-Id": requestId() } });
+}
+
+/** Checks a request against the operation's parameters and body; answers 400/415/422 when the contract refuses it. */
+export async function requestFailure(
+  id: OperationId,
+  request: Request,
+  params: Json,
+  url: URL,
+): Promise<Response | null> {
+  const idempotencyKey = request.headers.get("idempotency-key");
+  if (idempotencyKey !== null && (idempotencyKey.length > 255 || idempotencyKey === "")) {
+    // Novu's 400, which names the key: the example's message with this request's key in it (or, empty, says so).
+    const frame = errorFrame("BadRequestIdempotencyKeyTooLong", url);
+    const message =
+      idempotencyKey === ""
+        ? messages.idempotencyKeyEmpty
+        : frame.message.replace(/"[^"]*"/, JSON.stringify(idempotencyKey));
+    return refusal({ ...frame, message }, 400);
+  }
+  const check = operationCheck(id);
+  const errors: FieldErrors = {};
+  const known = new Set(check.parameters.filter((p) => p.where === "query").map((p) => p.name));
+  const names = new Set<string>();
+  url.searchParams.forEach((_value, name) => {
+    names.add(name);
+  });
+  for (const name of names) {
+    if (!known.has(name))
+      errors[`query.${name}`] = unknownQueryKey(name, url.searchParams.getAll(name), (n) => known.has(n));
+  }
+  for (const parameter of check.parameters) {
+    const raw =
+      parameter.where === "path"
+        ? (params[parameter.name] as string | undefined)
+        : url.searchParams.getAll(parameter.name).length > 1
+          ? url.searchParams.getAll(parameter.name)
+          : (url.searchParams.get(parameter.name) ?? undefined);
+    const key = `${parameter.where}.${parameter.name}`;
+    if (raw === undefined) {
+      if (parameter.required) errors[key] = { messages: ["is required"], value: null };
+      continue;
+    }
+    // Parameters arrive as text; the validator coerces ("5" -> 5, "a" -> ["a"]) as the server's does.
+    if (!parameter.validate(Array.isArray(raw) ? [...raw] : raw))
+      addIssues(errors, key, parameter.validate.errors, raw);
+  }
+  if (check.body) {
+    if (!/^application\/json\b/i.test(request.headers.get("content-type") ?? "")) {
+      return refusal(errorFrame("UnsupportedMediaType", url), 415);
+    }
+    const text = await request.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return refusal(errorFrame("BadRequestMalformedJson", url), 400);
+    }
+    if (!check.body(body)) addIssues(errors, "body", check.body.errors, body);
+  }
+  if (Object.keys(errors).length === 0) return null;
+  return refusal({ ...errorFrame("ValidationPatchBody", url), errors }, 422);
+}
