@@ -1,9 +1,12 @@
 /**
- * `npm run release -- <major|minor|patch>`, then `npm run release -- tag`: releases the contract as it is built now.
+ * `npm run release -- <major|minor|patch|current>`, then `npm run release -- tag`: releases the contract as it is
+ * built now. Between releases the packages carry the version the next release will have, once the contract has
+ * changed (the diff gate asks for it), and every document says it is "not released yet": the CHANGELOG's section
+ * heading, the READMEs' "`x.y.z`, not released yet", the docs' Changes section. `current` releases that version.
  *  1. refuses a bump too small for the changes since the last release (a break needs major; minor before 1.0.0);
  *  2. raises the version of the root and of every package in step (and their exact sibling dependencies);
- *  3. writes a CHANGELOG.md section for the new version from the diff (breaking lines marked **Breaking**), above
- *     the previous one, for the person releasing to read and edit before committing;
+ *  3. dates the CHANGELOG.md section of the version ("## 0.3.0 (not released yet)" or "## Unreleased"), or writes one
+ *     from the diff (breaking lines marked **Breaking**) above the previous one, for the person releasing to read;
  *  4. writes the version into the spec's info.version and the READMEs' "now `x.y.z`", and stores generated/openapi.json
  *     (with that info.version) as openapi/releases/<version>.json, the base of the next `npm run diff`;
  *  5. then, once the section is read and edited, `npm run release -- tag` commits the release and tags v<version>.
@@ -15,14 +18,15 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { compareSpecs, isBreaking, isDocumentationOnly } from "./diff/compare.js";
-import { allowsBreaking, breakingBump, parseVersion } from "./diff/gate.js";
+import { allowsBreaking, breakingBump, compareVersions, parseVersion } from "./diff/gate.js";
 import type { ClassifiedChange } from "./diff/rules.js";
 import { releasedVersions, releasesDir } from "./diff.js";
 import { exitWithUsageIfAsked } from "./usage.js";
 
-export type Bump = "major" | "minor" | "patch";
+export type Bump = "major" | "minor" | "patch" | "current";
 
 export function nextVersion(version: string, bump: Bump): string {
+  if (bump === "current") return version;
   const [major, minor, patch] = parseVersion(version);
   if (bump === "major") return `${major + 1}.0.0`;
   if (bump === "minor") return `${major}.${minor + 1}.0`;
@@ -56,6 +60,7 @@ export function release(root: string, bump: Bump, date: string): string {
   const current = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version as string;
   const version = nextVersion(current, bump);
   const last = releasedVersions(join(root, releasesDir)).at(-1);
+  if (last && compareVersions(version, last) <= 0) throw new Error(`${version} is released already: bump it`);
   const spec = JSON.parse(readFileSync(join(root, "generated/openapi.json"), "utf8"));
   const changes = last
     ? compareSpecs(JSON.parse(readFileSync(join(root, releasesDir, `${last}.json`), "utf8")), spec)
@@ -77,11 +82,16 @@ export function release(root: string, bump: Bump, date: string): string {
   }
   const changelogFile = join(root, "CHANGELOG.md");
   const changelog = existsSync(changelogFile) ? readFileSync(changelogFile, "utf8") : "# Changelog\n";
+  const unreleased = new RegExp(`^## (?:${version.replaceAll(".", "\\.")} \\(not released yet\\)|Unreleased)$`, "m");
   const section = changelogFromDiff(version, date, changes);
   const at = changelog.search(/^## /m);
   writeFileSync(
     changelogFile,
-    at === -1 ? `${changelog.trimEnd()}\n\n${section}` : `${changelog.slice(0, at)}${section}\n${changelog.slice(at)}`,
+    unreleased.test(changelog)
+      ? changelog.replace(unreleased, `## ${version} (${date})`)
+      : at === -1
+        ? `${changelog.trimEnd()}\n\n${section}`
+        : `${changelog.slice(0, at)}${section}\n${changelog.slice(at)}`,
   );
   // The spec's info.version and the READMEs' "now `x.y.z`" name the packages' version (test/docs/versions.test.ts).
   const specSource = join(root, "openapi", "openapi.yaml");
@@ -90,7 +100,13 @@ export function release(root: string, bump: Bump, date: string): string {
     writeFileSync(specSource, text.replace(/^(info:\n(?:[ \t].*\n)*?[ \t]+version:)\s*\S+$/m, `$1 ${version}`));
   }
   for (const readme of readmes(root)) {
-    writeFileSync(readme, readFileSync(readme, "utf8").replace(/\bnow `\d+\.\d+\.\d+`/g, `now \`${version}\``));
+    const text = readFileSync(readme, "utf8");
+    writeFileSync(
+      readme,
+      text
+        .replace(/`\d+\.\d+\.\d+`, not released yet/g, `now \`${version}\``)
+        .replace(/\bnow `\d+\.\d+\.\d+`/g, `now \`${version}\``),
+    );
   }
   writeFileSync(
     join(root, releasesDir, `${version}.json`),
@@ -123,20 +139,20 @@ export function tagRelease(root: string): string {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   exitWithUsageIfAsked(
-    "Usage: npm run release -- <major|minor|patch>   then, after reading the CHANGELOG section: npm run release -- tag",
+    "Usage: npm run release -- <major|minor|patch|current>   then, after reading the CHANGELOG section: npm run release -- tag",
   );
   const { positionals } = parseArgs({ allowPositionals: true });
   const step = positionals[0];
   if (step === "tag") {
     const version = tagRelease(process.cwd());
     process.stdout.write(`Committed and tagged v${version}: push both, then npm publish --workspaces.\n`);
-  } else if (step === "major" || step === "minor" || step === "patch") {
+  } else if (step === "major" || step === "minor" || step === "patch" || step === "current") {
     const version = release(process.cwd(), step, new Date().toISOString().slice(0, 10));
     process.stdout.write(
       `Prepared ${version}: read and edit its CHANGELOG.md section, run npm install (package-lock.json) and npm run build (the docs' Changes section), then npm run release -- tag.\n`,
     );
   } else {
-    process.stderr.write("usage: npm run release -- <major|minor|patch>   then   npm run release -- tag\n");
+    process.stderr.write("usage: npm run release -- <major|minor|patch|current>   then   npm run release -- tag\n");
     process.exit(2);
   }
 }

@@ -1,168 +1,346 @@
-/** Every setting of the reference server, read from environment variables in one place (documented in the README). */
+/**
+ * Every setting of the reference server, declared once: its environment variable, how it is read, its default and
+ * what it means. `loadConfig` reads them, `Config` is their type, and the settings table of docs/server.md is
+ * rendered from them by `npm run build` (scripts/settings-table.ts).
+ */
 import { defaultSnapshotDir } from "./demo/snapshot.js";
 
-export interface Config {
-  port: number;
-  host: string;
-  /** PostgreSQL connection string; when unset, PGlite runs in-process. */
-  databaseUrl: string | undefined;
-  /** PostgreSQL read replica for searches, lists and gets; writes stay on databaseUrl. */
-  databaseReadUrl: string | undefined;
-  /** PGlite only: keep the database in this directory; when unset, in memory. */
-  dataDir: string | undefined;
-  /** PostgreSQL only: connections per process. */
-  poolSize: number;
-  /** NODE_ENV=production: no demo data unless asked for, and no start with the public demo keys present. */
-  production: boolean;
-  /** Express's `trust proxy`: which proxies' X-Forwarded-For names the client (unknown-key limits are per client). */
-  trustProxy: boolean | number | string;
-  /** PGlite on a worker thread (default), so that its statements do not block the server's thread. */
-  pgliteThread: boolean;
-  /** Load the demo data when the store is empty (default: not in production). */
-  seedDemoData: boolean;
-  /** Start in production although the store holds the public demo keys (a public demo deployment). */
-  allowDemoKeys: boolean;
-  demoSubscribers: number;
-  demoNotifications: number;
-  /**
-   * PGlite in memory only: where start-up snapshots of the demo database are kept (server/demo/snapshot.ts);
-   * undefined: no snapshots.
-   */
-  demoSnapshotDir: string | undefined;
-  logLevel: string;
-  /** Check every response against the spec (development and tests); off in production. */
-  validateResponses: boolean;
-  totalCountCap: number;
-  /** Largest accepted request body, in bytes. */
-  bodyLimitBytes: number;
-  idempotencyTtlSeconds: number;
-  /** Bytes of stored idempotent answers an environment keeps; the oldest go first past them. */
-  idempotencyMaxBytesPerEnvironment: number;
-  /** How long an API key's environment is remembered; 0 looks it up on every request. */
-  apiKeyCacheSeconds: number;
-  /** Notification history an environment may read when it has no retention of its own; undefined: unlimited. */
-  defaultRetentionDays: number | undefined;
-  /**
-   * Notifications older than this many days are deleted, a whole month at a time, by dropping its partition;
-   * undefined keeps everything. Set it at or above every environment's retention.
-   */
-  purgeAfterDays: number | undefined;
-  /** Requests per minute and API key; 0 turns rate limiting off. */
-  rateLimitPerMinute: number;
-  /** How many requests a key may make at once before the per-minute rate applies. */
-  rateLimitBurst: number;
-  /**
-   * Where the buckets live: `database` shares them among every instance on one PostgreSQL (the default with
-   * DATABASE_URL), `memory` keeps them in this process (the default on PGlite, which one process owns anyway).
-   */
-  rateLimitStore: "memory" | "database";
-  /** Origins allowed to call the API from a browser; empty: no CORS headers at all. */
-  corsOrigins: string[];
-  /** Longest time a request may take, from its first byte to its answer. */
-  requestTimeoutMs: number;
-  maxUrlLength: number;
-  maxHeaderBytes: number;
-  /** PostgreSQL only: a statement running longer is cancelled and its request answered 503; 0: no limit. */
-  statementTimeoutMs: number;
-  /** PostgreSQL only: statements sent as named prepared statements, planned once per connection. */
-  preparedStatements: boolean;
-  /** PostgreSQL only: how often the gram indexes' pending entries are merged off the request path; 0: never. */
-  gramMergeIntervalMs: number;
-  /** Requests doing database work at once in this process, how many may wait for a turn, and for how long. */
-  maxInFlight: number;
-  maxQueued: number;
-  queueTimeoutMs: number;
-  /** The same for expensive requests (substring filters, deep offset pages), which also take a turn above. */
-  maxExpensiveInFlight: number;
-  maxExpensiveQueued: number;
-  /** `page × limit` of a notification list from which it counts as expensive. */
-  deepPageOffset: number;
-}
-
 type Env = Record<string, string | undefined>;
+/** The settings read before this one (a default may follow from them). */
+type Earlier = Readonly<Record<string, unknown>>;
 
-function integer(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${raw}"`);
-  }
-  return value;
+export interface Setting<T> {
+  /** The environment variable. */
+  variable: string;
+  /** The default, as the settings table shows it (Markdown). */
+  shown: string;
+  /** What it does, as the settings table says it (Markdown). */
+  meaning: string;
+  read(raw: string | undefined, variable: string, earlier: Earlier): T;
 }
 
-function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  if ((choices as readonly string[]).includes(raw)) return raw as T;
-  throw new Error(`${name} must be one of ${choices.join(", ")}, not "${raw}"`);
-}
+const unset = (raw: string | undefined) => raw === undefined || raw === "";
+type Fallback<T> = T | ((earlier: Earlier) => T);
+const fallbackOf = <T>(fallback: Fallback<T>, earlier: Earlier): T =>
+  typeof fallback === "function" ? (fallback as (earlier: Earlier) => T)(earlier) : fallback;
 
-function boolean(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name]?.toLowerCase();
-  if (raw === undefined || raw === "") return fallback;
-  if (["1", "true", "yes", "on"].includes(raw)) return true;
-  if (["0", "false", "no", "off"].includes(raw)) return false;
-  throw new Error(`${name} must be true or false, not "${env[name]}"`);
-}
-
-/** TRUST_PROXY as Express takes it: unset or false, true, a number of hops, or addresses and subnets. */
-function trustProxy(raw: string | undefined): boolean | number | string {
-  const value = (raw ?? "").trim();
-  if (value === "" || value === "false") return false;
-  if (value === "true") return true;
-  if (/^\d+$/.test(value)) return Number(value);
-  return value;
-}
-
-export function loadConfig(env: Env = process.env): Config {
-  const production = env.NODE_ENV === "production";
-  const retention = integer(env, "RETENTION_DAYS", 0, 0);
-  const poolSize = integer(env, "DATABASE_POOL_SIZE", 10, 1, 1000);
-  const maxInFlight = integer(env, "MAX_IN_FLIGHT", poolSize, 1);
-  const maxExpensiveInFlight = integer(env, "MAX_EXPENSIVE_IN_FLIGHT", Math.max(1, Math.floor(maxInFlight / 4)), 1);
-  return {
-    port: integer(env, "PORT", 3000, 0, 65535),
-    host: env.HOST || "127.0.0.1",
-    databaseUrl: env.DATABASE_URL || undefined,
-    databaseReadUrl: env.DATABASE_READ_URL || undefined,
-    dataDir: env.DATA_DIR || undefined,
-    poolSize,
-    production,
-    seedDemoData: boolean(env, "SEED_DEMO_DATA", !production),
-    pgliteThread: boolean(env, "PGLITE_THREAD", true),
-    trustProxy: trustProxy(env.TRUST_PROXY),
-    allowDemoKeys: boolean(env, "ALLOW_DEMO_KEYS", false),
-    demoSubscribers: integer(env, "DEMO_SUBSCRIBERS", 1000, 0),
-    demoNotifications: integer(env, "DEMO_NOTIFICATIONS", 5000, 0),
-    demoSnapshotDir: boolean(env, "DEMO_SNAPSHOTS", true) ? env.DEMO_SNAPSHOT_DIR || defaultSnapshotDir() : undefined,
-    logLevel: env.LOG_LEVEL || "info",
-    validateResponses: boolean(env, "VALIDATE_RESPONSES", !production),
-    totalCountCap: integer(env, "TOTAL_COUNT_CAP", 50_000, 1),
-    bodyLimitBytes: integer(env, "BODY_LIMIT_BYTES", 100 * 1024, 1),
-    idempotencyTtlSeconds: integer(env, "IDEMPOTENCY_TTL_SECONDS", 24 * 60 * 60, 1),
-    idempotencyMaxBytesPerEnvironment: integer(env, "IDEMPOTENCY_MAX_MB_PER_ENVIRONMENT", 50, 1) * 1024 * 1024,
-    apiKeyCacheSeconds: integer(env, "API_KEY_CACHE_SECONDS", 30, 0, 3600),
-    defaultRetentionDays: retention === 0 ? undefined : retention,
-    purgeAfterDays: integer(env, "PURGE_AFTER_DAYS", 0, 0) || undefined,
-    rateLimitPerMinute: integer(env, "RATE_LIMIT_PER_MINUTE", 0, 0),
-    rateLimitBurst: integer(env, "RATE_LIMIT_BURST", integer(env, "RATE_LIMIT_PER_MINUTE", 0, 0), 0),
-    rateLimitStore: oneOf(env, "RATE_LIMIT_STORE", ["memory", "database"], env.DATABASE_URL ? "database" : "memory"),
-    corsOrigins: (env.CORS_ORIGINS ?? "")
-      .split(",")
-      .map((origin) => origin.trim())
-      .filter(Boolean),
-    requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_MS", 30_000, 100),
-    maxUrlLength: integer(env, "MAX_URL_LENGTH", 8192, 256),
-    maxHeaderBytes: integer(env, "MAX_HEADER_BYTES", 16_384, 1024),
-    statementTimeoutMs: integer(env, "STATEMENT_TIMEOUT_MS", 5000, 0),
-    preparedStatements: boolean(env, "PREPARED_STATEMENTS", true),
-    gramMergeIntervalMs: integer(env, "GRAM_MERGE_INTERVAL_MS", 250, 0),
-    maxInFlight,
-    maxQueued: integer(env, "MAX_QUEUED", maxInFlight * 4, 0),
-    queueTimeoutMs: integer(env, "QUEUE_TIMEOUT_MS", 1000, 1),
-    maxExpensiveInFlight,
-    maxExpensiveQueued: integer(env, "MAX_EXPENSIVE_QUEUED", maxExpensiveInFlight * 2, 0),
-    deepPageOffset: integer(env, "DEEP_PAGE_OFFSET", 10_000, 1),
+function integer(fallback: Fallback<number>, min: number, max = Number.MAX_SAFE_INTEGER): Setting<number>["read"] {
+  return (raw, variable, earlier) => {
+    if (unset(raw)) return fallbackOf(fallback, earlier);
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new Error(`${variable} must be a whole number from ${min} to ${max}, not "${raw}"`);
+    }
+    return value;
   };
+}
+
+function boolean(fallback: Fallback<boolean>): Setting<boolean>["read"] {
+  return (raw, variable, earlier) => {
+    const value = raw?.toLowerCase();
+    if (value === undefined || value === "") return fallbackOf(fallback, earlier);
+    if (["1", "true", "yes", "on"].includes(value)) return true;
+    if (["0", "false", "no", "off"].includes(value)) return false;
+    throw new Error(`${variable} must be true or false, not "${raw}"`);
+  };
+}
+
+function oneOf<T extends string>(choices: readonly T[], fallback: Fallback<T>): Setting<T>["read"] {
+  return (raw, variable, earlier) => {
+    if (unset(raw)) return fallbackOf(fallback, earlier);
+    if ((choices as readonly string[]).includes(raw as string)) return raw as T;
+    throw new Error(`${variable} must be one of ${choices.join(", ")}, not "${raw}"`);
+  };
+}
+
+const text =
+  (fallback: string): Setting<string>["read"] =>
+  (raw) =>
+    unset(raw) ? fallback : (raw as string);
+const optionalText: Setting<string | undefined>["read"] = (raw) => (unset(raw) ? undefined : raw);
+/** A count of days where 0 (the default) means none: undefined. */
+const optionalDays: Setting<number | undefined>["read"] = (raw, variable, earlier) =>
+  integer(0, 0)(raw, variable, earlier) || undefined;
+
+const setting = <T>(declared: Setting<T>): Setting<T> => declared;
+
+export const settings = {
+  port: setting({
+    variable: "PORT",
+    shown: "`3000`",
+    meaning: "port to listen on (`0`: any free port)",
+    read: integer(3000, 0, 65535),
+  }),
+  host: setting({
+    variable: "HOST",
+    shown: "`127.0.0.1`",
+    meaning: "address to listen on (`0.0.0.0` in a container)",
+    read: text("127.0.0.1"),
+  }),
+  databaseUrl: setting({
+    variable: "DATABASE_URL",
+    shown: "unset",
+    meaning: "a PostgreSQL connection string (a Citus coordinator too); when unset, PGlite runs in-process",
+    read: optionalText,
+  }),
+  databaseReadUrl: setting({
+    variable: "DATABASE_READ_URL",
+    shown: "unset",
+    meaning:
+      "a streaming read replica of `DATABASE_URL`: searches, lists, gets and key lookups go there, writes stay on the primary",
+    read: optionalText,
+  }),
+  poolSize: setting({
+    variable: "DATABASE_POOL_SIZE",
+    shown: "`10`",
+    meaning: "PostgreSQL connections per server process (per pool: primary and replica each)",
+    read: integer(10, 1, 1000),
+  }),
+  dataDir: setting({
+    variable: "DATA_DIR",
+    shown: "unset",
+    meaning: "PGlite only: keep the database in this directory; when unset, it lives in memory and is gone at exit",
+    read: optionalText,
+  }),
+  production: setting({
+    variable: "NODE_ENV",
+    shown: "unset",
+    meaning:
+      "`production` turns response validation and the demo data off by default, and refuses the public demo keys",
+    read: (raw) => raw === "production",
+  }),
+  trustProxy: setting({
+    variable: "TRUST_PROXY",
+    shown: "unset (off)",
+    meaning:
+      "Express's `trust proxy` (`true`, a number of hops, or addresses): behind a load balancer, which `X-Forwarded-For` names the client, whom unknown keys are limited by (a key that authenticated in the last minute is never held back by its address)",
+    read: (raw): boolean | number | string => {
+      const value = (raw ?? "").trim();
+      if (value === "" || value === "false") return false;
+      if (value === "true") return true;
+      return /^\d+$/.test(value) ? Number(value) : value;
+    },
+  }),
+  pgliteThread: setting({
+    variable: "PGLITE_THREAD",
+    shown: "`true`",
+    meaning:
+      'run PGlite on a worker thread, so that a slow statement does not stop the server (admission keeps refusing with 503, cheap requests keep their latency: [bench/RESULTS.md](../bench/RESULTS.md), "Overload on the embedded default"); `false` runs it on the server\'s thread',
+    read: boolean(true),
+  }),
+  seedDemoData: setting({
+    variable: "SEED_DEMO_DATA",
+    shown: "`true`, `false` in production",
+    meaning: "load the demo data when the store holds no environment yet",
+    read: boolean((earlier) => !earlier.production),
+  }),
+  allowDemoKeys: setting({
+    variable: "ALLOW_DEMO_KEYS",
+    shown: "`false`",
+    meaning:
+      "with `NODE_ENV=production`, start although the store holds the public demo keys (a public demo); otherwise such a start is refused: `keys revoke-demo` removes them",
+    read: boolean(false),
+  }),
+  demoSubscribers: setting({
+    variable: "DEMO_SUBSCRIBERS",
+    shown: "`1000`",
+    meaning: "subscribers of the demo data",
+    read: integer(1000, 0),
+  }),
+  demoNotifications: setting({
+    variable: "DEMO_NOTIFICATIONS",
+    shown: "`5000`",
+    meaning: "notifications of the demo data",
+    read: integer(5000, 0),
+  }),
+  demoSnapshots: setting({
+    variable: "DEMO_SNAPSHOTS",
+    shown: "`true`",
+    meaning:
+      "PGlite in memory with demo data only: keep a start-up snapshot of the demo database, so that a start copies it instead of generating the data (see [Demo data](#demo-data))",
+    read: boolean(true),
+  }),
+  demoSnapshotDir: setting({
+    variable: "DEMO_SNAPSHOT_DIR",
+    shown: "`node_modules/.cache/novu-query/demo-snapshots` (the OS temp dir when there is no `node_modules`)",
+    meaning: "where the snapshots are kept",
+    read: (raw, _variable, earlier): string | undefined =>
+      earlier.demoSnapshots ? (unset(raw) ? defaultSnapshotDir() : raw) : undefined,
+  }),
+  logLevel: setting({
+    variable: "LOG_LEVEL",
+    shown: "`info`",
+    meaning: "pino log level (`debug`, `info`, `warn`, `error`, `silent`); the JSON ready line is written at every level",
+    read: text("info"),
+  }),
+  validateResponses: setting({
+    variable: "VALIDATE_RESPONSES",
+    shown: "`true` (`false` in production)",
+    meaning: "check every response against the spec; a mismatch is logged as a 500",
+    read: boolean((earlier) => !earlier.production),
+  }),
+  totalCountCap: setting({
+    variable: "TOTAL_COUNT_CAP",
+    shown: "`50000`",
+    meaning: "subscriber search stops counting here and reports `totalCountCapped: true`",
+    read: integer(50_000, 1),
+  }),
+  bodyLimitBytes: setting({
+    variable: "BODY_LIMIT_BYTES",
+    shown: "`102400`",
+    meaning: "largest request body (413 above it)",
+    read: integer(100 * 1024, 1),
+  }),
+  idempotencyTtlSeconds: setting({
+    variable: "IDEMPOTENCY_TTL_SECONDS",
+    shown: "`86400`",
+    meaning: "how long a PATCH answer is kept for replay",
+    read: integer(24 * 60 * 60, 1),
+  }),
+  idempotencyMaxBytesPerEnvironment: setting({
+    variable: "IDEMPOTENCY_MAX_MB_PER_ENVIRONMENT",
+    shown: "`50`",
+    meaning:
+      "stored PATCH answers an environment keeps for replay, in megabytes; past it the oldest are deleted (checked every twentieth of it), and a retry with a deleted key is applied again: a PATCH whose values are already there changes nothing (no `__v` bump)",
+    read: (raw, variable, earlier) => integer(50, 1)(raw, variable, earlier) * 1024 * 1024,
+  }),
+  apiKeyCacheSeconds: setting({
+    variable: "API_KEY_CACHE_SECONDS",
+    shown: "`30`",
+    meaning:
+      "how long a process remembers a key's environment (`0`: look it up every request); a deleted key or a changed retention takes effect within it; an unknown key is remembered for 5 s (a new key tried before it existed works within them)",
+    read: integer(30, 0, 3600),
+  }),
+  purgeAfterDays: setting({
+    variable: "PURGE_AFTER_DAYS",
+    shown: "unset (keep all)",
+    meaning:
+      "drop notifications older than this, a whole month at a time (one partition); keep it at or above every retention",
+    read: optionalDays,
+  }),
+  defaultRetentionDays: setting({
+    variable: "RETENTION_DAYS",
+    shown: "unset (unlimited)",
+    meaning: "notification history an environment may read when it has no retention of its own",
+    read: optionalDays,
+  }),
+  rateLimitStore: setting({
+    variable: "RATE_LIMIT_STORE",
+    shown: "`database` with `DATABASE_URL`, else `memory`",
+    meaning:
+      "where the token buckets live: `database` (one row per key in the UNLOGGED table `rate_limit_buckets`, taken in one atomic statement) gives a key its rate once across every instance on one PostgreSQL; `memory` keeps them in the process (PGlite, or one instance)",
+    read: oneOf(["memory", "database"] as const, (earlier) => (earlier.databaseUrl ? "database" : "memory")),
+  }),
+  rateLimitPerMinute: setting({
+    variable: "RATE_LIMIT_PER_MINUTE",
+    shown: "`0` (off)",
+    meaning:
+      'token bucket per API key; answers carry `RateLimit-Limit`, `-Remaining`, `-Reset` and `RateLimit-Policy` in Novu\'s seven parts (`60;w=60;burst=60;comment="token bucket";category="global";cost="single";serviceLevel="unlimited"`, category `configuration` for subscribers); unknown keys are limited per client address at the same rate (429 with `Retry-After` past it, before any lookup)',
+    read: integer(0, 0),
+  }),
+  rateLimitBurst: setting({
+    variable: "RATE_LIMIT_BURST",
+    shown: "the per-minute rate",
+    meaning: "how many requests a key may make at once before the per-minute rate applies",
+    read: integer((earlier) => earlier.rateLimitPerMinute as number, 0),
+  }),
+  corsOrigins: setting({
+    variable: "CORS_ORIGINS",
+    shown: "empty (off); `*` for the stateful mock (`novu-query-server mock`)",
+    meaning:
+      "origins allowed to call the API from a browser, comma-separated; `*` for any. The start-up banner prints the policy in force",
+    read: (raw) =>
+      (raw ?? "")
+        .split(",")
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+  }),
+  requestTimeoutMs: setting({
+    variable: "REQUEST_TIMEOUT_MS",
+    shown: "`30000`",
+    meaning: "receiving a request slower than this is 408; answering slower, 503",
+    read: integer(30_000, 100),
+  }),
+  preparedStatements: setting({
+    variable: "PREPARED_STATEMENTS",
+    shown: "`true`",
+    meaning:
+      "PostgreSQL only: lookups by key (a notification by id, a subscriber by subscriberId, the PATCH, API keys, idempotency records, rate-limit buckets) run as named prepared statements, planned once per connection; filtered searches and lists are planned for their values each time. `false` for a pooler that cannot keep prepared statements (PgBouncer before 1.21 in transaction mode)",
+    read: boolean(true),
+  }),
+  gramMergeIntervalMs: setting({
+    variable: "GRAM_MERGE_INTERVAL_MS",
+    shown: "`250`",
+    meaning:
+      "PostgreSQL only: how often the server merges the substring filters' pending index entries (left by PATCHes) into their indexes, so that no PATCH does it inside its request; `0`: never (the database's role must own the indexes, as it does when the server ran the migrations)",
+    read: integer(250, 0),
+  }),
+  statementTimeoutMs: setting({
+    variable: "STATEMENT_TIMEOUT_MS",
+    shown: "`5000`",
+    meaning:
+      "PostgreSQL only: a statement running longer is cancelled, its request answered 503 with `Retry-After` and rolled back; `0`: no limit",
+    read: integer(5000, 0),
+  }),
+  maxInFlight: setting({
+    variable: "MAX_IN_FLIGHT",
+    shown: "the pool size",
+    meaning: "requests doing database work at once per process; beyond it and its queue: 503 with `Retry-After: 1`",
+    read: integer((earlier) => earlier.poolSize as number, 1),
+  }),
+  maxQueued: setting({
+    variable: "MAX_QUEUED",
+    shown: "4 × `MAX_IN_FLIGHT`",
+    meaning: "how many requests wait for a turn",
+    read: integer((earlier) => (earlier.maxInFlight as number) * 4, 0),
+  }),
+  queueTimeoutMs: setting({
+    variable: "QUEUE_TIMEOUT_MS",
+    shown: "`1000`",
+    meaning: "how long a request waits for a turn",
+    read: integer(1000, 1),
+  }),
+  maxExpensiveInFlight: setting({
+    variable: "MAX_EXPENSIVE_IN_FLIGHT",
+    shown: "¼ of `MAX_IN_FLIGHT` (≥ 1)",
+    meaning:
+      "the same for expensive requests (substring filters, list pages deep into the results), which also take a turn of `MAX_IN_FLIGHT`",
+    read: integer((earlier) => Math.max(1, Math.floor((earlier.maxInFlight as number) / 4)), 1),
+  }),
+  maxExpensiveQueued: setting({
+    variable: "MAX_EXPENSIVE_QUEUED",
+    shown: "2 × `MAX_EXPENSIVE_IN_FLIGHT`",
+    meaning: "how many expensive requests wait for a turn",
+    read: integer((earlier) => (earlier.maxExpensiveInFlight as number) * 2, 0),
+  }),
+  deepPageOffset: setting({
+    variable: "DEEP_PAGE_OFFSET",
+    shown: "`10000`",
+    meaning: "a notification list page at or past this many rows (`page × limit`) counts as expensive",
+    read: integer(10_000, 1),
+  }),
+  maxUrlLength: setting({
+    variable: "MAX_URL_LENGTH",
+    shown: "`8192`",
+    meaning: "longer URLs are 414",
+    read: integer(8192, 256),
+  }),
+  maxHeaderBytes: setting({
+    variable: "MAX_HEADER_BYTES",
+    shown: "`16384`",
+    meaning: "larger request heads are 431",
+    read: integer(16_384, 1024),
+  }),
+};
+
+type Settings = typeof settings;
+export type Config = { [Key in keyof Settings]: ReturnType<Settings[Key]["read"]> };
+
+/** Every setting from the environment, in the order declared (a default may follow from one read before it). */
+export function loadConfig(env: Env = process.env): Config {
+  const config: Record<string, unknown> = {};
+  for (const [key, declared] of Object.entries(settings) as [string, Setting<unknown>][]) {
+    config[key] = declared.read(env[declared.variable], declared.variable, config);
+  }
+  return config as Config;
 }

@@ -88,4 +88,22 @@ describe("npm run release", () => {
     expect(execFileSync("git", ["tag"], { cwd: dir, encoding: "utf8" }).trim()).toBe("v0.2.0");
     expect(execFileSync("git", ["status", "--porcelain"], { cwd: dir, encoding: "utf8" })).toBe("");
   });
+
+  it("releases the version the packages already carry: dates its section, says it is released everywhere", () => {
+    const dir = repository("current");
+    for (const file of ["package.json", "pkg/package.json"]) {
+      const manifest = JSON.parse(readFileSync(join(dir, file), "utf8"));
+      writeFileSync(join(dir, file), JSON.stringify({ ...manifest, version: "0.2.0" }));
+    }
+    const heading = "## 0.2.0 (not released yet)\n- **Breaking** GET /items: no `note` (written by hand)\n\n";
+    const changelog = readFileSync(join(dir, "CHANGELOG.md"), "utf8").replace("## 0.1.0", `${heading}## 0.1.0`);
+    writeFileSync(join(dir, "CHANGELOG.md"), changelog);
+    writeFileSync(join(dir, "README.md"), "All packages at one version (`0.2.0`, not released yet).\n");
+    expect(release(dir, "current", "2026-12-02")).toBe("0.2.0");
+    const released = readFileSync(join(dir, "CHANGELOG.md"), "utf8");
+    expect(released).toContain("## 0.2.0 (2026-12-02)\n- **Breaking** GET /items: no `note` (written by hand)\n");
+    expect(released).not.toContain("not released yet");
+    expect(readFileSync(join(dir, "README.md"), "utf8")).toBe("All packages at one version (now `0.2.0`).\n");
+    expect(() => release(dir, "current", "2026-12-03")).toThrow("0.2.0 is released already: bump it");
+  });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -151,6 +151,12 @@ describe("the rendered docs (generated/docs/index.html, offline)", () => {
     expect(text).toContain("Notification query API");
     expect(text).toContain("Authorization: ApiKey <key>");
     await page.screenshot({ path: `${screenshots}overview.png` });
+  });
+
+  it("show the servers' descriptions as they are written: Redoc renders them as plain text, not Markdown", () => {
+    const bundled = JSON.parse(readFileSync(new URL("../../generated/openapi.json", import.meta.url), "utf8"));
+    const descriptions = (bundled.servers as { description?: string }[]).map((server) => server.description ?? "");
+    expect(descriptions.filter((text) => /[`*_[\]]/.test(text))).toEqual([]);
   });
 
   it("have a Changes section: one entry per release, newest first, one readable line per change", async () => {
