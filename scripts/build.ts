@@ -12,6 +12,7 @@ import { compareVersions } from "./diff/gate.js";
 import { releasedVersions, releasesDir } from "./diff.js";
 import { listOperations, renderOperationTable } from "./operation-table.js";
 import { runCli } from "./run-cli.js";
+import { writeSettingsTable } from "./settings-table.js";
 import { exitWithUsageIfAsked } from "./usage.js";
 import { writeZodSchemas } from "./zod-schemas.js";
 
@@ -123,4 +124,5 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const outDir = resolve(process.argv[2] ?? "generated");
   await build(outDir);
   console.log(`Built ${outDir} from openapi/`);
+  if (writeSettingsTable()) console.log("Wrote the settings table of docs/server.md from server/config.ts");
 }

@@ -1,8 +1,12 @@
-/** Fails when generated/ differs from a fresh build of openapi/ (someone edited the spec without `npm run build`). */
+/**
+ * Fails when generated/ differs from a fresh build of openapi/ (someone edited the spec without `npm run build`), or
+ * docs/server.md's settings table from the settings' declarations (server/config.ts).
+ */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { build } from "./build.js";
+import { settingsDoc, settingsTableIsCurrent } from "./settings-table.js";
 
 function listFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -25,8 +29,9 @@ try {
       .filter((file) => !readFileSync(join(fresh, file)).equals(readFileSync(join(committed, file))))
       .map((file) => `out of date: generated/${file}`),
   ];
+  if (!settingsTableIsCurrent()) stale.push(`out of date: the settings table of ${settingsDoc}`);
   if (stale.length > 0) {
-    console.error(`generated/ is stale; run \`npm run build\` and commit the result.\n${stale.join("\n")}`);
+    console.error(`generated files are stale; run \`npm run build\` and commit the result.\n${stale.join("\n")}`);
     process.exitCode = 1;
   } else {
     console.log("generated/ matches a fresh build of openapi/");

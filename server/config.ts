@@ -80,7 +80,7 @@ export const settings = {
   databaseUrl: setting({
     variable: "DATABASE_URL",
     shown: "unset",
-    meaning: "a PostgreSQL connection string (a Citus coordinator too); when unset, PGlite runs in-process",
+    meaning: "a PostgreSQL connection string; when unset, PGlite runs in-process",
     read: optionalText,
   }),
   databaseReadUrl: setting({
@@ -170,7 +170,8 @@ export const settings = {
   logLevel: setting({
     variable: "LOG_LEVEL",
     shown: "`info`",
-    meaning: "pino log level (`debug`, `info`, `warn`, `error`, `silent`); the JSON ready line is written at every level",
+    meaning:
+      "pino log level (`debug`, `info`, `warn`, `error`, `silent`); the JSON ready line is written at every level",
     read: text("info"),
   }),
   validateResponses: setting({
