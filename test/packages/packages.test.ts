@@ -30,10 +30,12 @@ const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
 /**
  * The budgets of the packaging issue: what installing the contract may cost a frontend app. 0.3.0 raised the install
  * budget from 1 MB for its four optional entries (stateful MSW, factories, TanStack Query, zod: about 360 kB, schema
- * declarations most of it), and the model (`/model`, ES modules only) adds about 40 kB; what reaches an app's bundle
- * is only what it imports, which the bundle budget holds.
+ * declarations most of it), the model (`/model`, ES modules only, about 40 kB), and then from 1.3 MB for the typed
+ * errors (ESM and CommonJS), the static handlers' fitting of examples to requests and `/json-pointer` (about 70 kB with
+ * their declarations and source maps; the bundled spec ships unindented, 122 kB less); what reaches an app's bundle is
+ * only what it imports, which the bundle budget holds.
  */
-const budget = { contractTarball: 210_000, contractInstall: 1_300_000, clientBundle: 10_000 };
+const budget = { contractTarball: 210_000, contractInstall: 1_400_000, clientBundle: 10_000 };
 /** The skeleton's budget (issue 26): Express, express-openapi-validator and the contract are 108 packages, 16 MB. */
 const skeletonBudget = { packages: 115, bytes: 20_000_000 };
 
