@@ -45,8 +45,17 @@ export class IdempotencyRecordStore {
     await this.db
       .insertInto("idempotency_records")
       .values({ environment_id: environmentId, idempotency_key: key, ...values })
-      // Only an expired record can be here (a live one would have been replayed); it is replaced.
-      .onConflict((oc) => oc.columns(["environment_id", "idempotency_key"]).doUpdateSet(values))
+      // Only an expired record can be here (a live one would have been replayed); it is replaced, by the values of the
+      // row this statement tried to insert (Citus takes no function but an immutable one in DO UPDATE).
+      .onConflict((oc) =>
+        oc.columns(["environment_id", "idempotency_key"]).doUpdateSet((eb) => ({
+          fingerprint: eb.ref("excluded.fingerprint"),
+          status_code: eb.ref("excluded.status_code"),
+          body: eb.ref("excluded.body"),
+          created_at: eb.ref("excluded.created_at"),
+          expires_at: eb.ref("excluded.expires_at"),
+        })),
+      )
       .modifyEnd(prepared)
       .execute();
   }

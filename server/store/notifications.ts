@@ -5,7 +5,15 @@ import type {
   NotificationTemplate,
   SeverityLevel,
 } from "@novu-query/contract/types";
-import { type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, sql } from "kysely";
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type JoinBuilder,
+  type Kysely,
+  type Selectable,
+  type SqlBool,
+  sql,
+} from "kysely";
 import { prepared } from "./prepared-statements.js";
 import type { Database, NotificationsTable } from "./schema.js";
 import { toIso } from "./sql-helpers.js";
@@ -121,6 +129,15 @@ const joinedColumns = [
   "w.triggers as w_triggers",
 ] as const;
 
+/**
+ * A notification's subscriber and workflow, by their whole keys: the environment too, which on Citus keeps the join on
+ * the one shard that holds the environment (server/store/citus/).
+ */
+const joinSubscriber = (join: JoinBuilder<Tables & { s: Database["subscribers"] }, "n" | "s">) =>
+  join.onRef("s.environment_id", "=", "n.environment_id").onRef("s.id", "=", "n.subscriber_id");
+const joinWorkflow = (join: JoinBuilder<Tables & { w: Database["workflows"] }, "n" | "w">) =>
+  join.onRef("w.environment_id", "=", "n.environment_id").onRef("w.id", "=", "n.template_id");
+
 export class NotificationStore {
   private readonly db: Kysely<Database>;
   private readonly rareTermLimit: number;
@@ -136,8 +153,8 @@ export class NotificationStore {
   private joined() {
     return (this.db as unknown as Kysely<Tables>)
       .selectFrom("notifications as n")
-      .leftJoin("subscribers as s", "s.id", "n.subscriber_id")
-      .leftJoin("workflows as w", "w.id", "n.template_id")
+      .leftJoin("subscribers as s", joinSubscriber)
+      .leftJoin("workflows as w", joinWorkflow)
       .selectAll("n")
       .select(joinedColumns);
   }
@@ -155,12 +172,13 @@ export class NotificationStore {
     const page = this.pageIds(environmentId, query, rareTerms, search);
     const rows = (await (this.db as unknown as Kysely<Tables>)
       .selectFrom(page.as("p"))
-      // Both keys, so that each row is looked up in its own month's partition only.
+      // The whole key, so that each row is looked up in its own month's partition (and, on Citus, shard) only.
       .innerJoin("notifications as n", (join) =>
         join.onRef("n.id", "=", "p.id").onRef("n.created_at", "=", "p.created_at"),
       )
-      .leftJoin("subscribers as s", "s.id", "n.subscriber_id")
-      .leftJoin("workflows as w", "w.id", "n.template_id")
+      .leftJoin("subscribers as s", joinSubscriber)
+      .leftJoin("workflows as w", joinWorkflow)
+      .where("n.environment_id", "=", environmentId)
       .selectAll("n")
       .select(joinedColumns)
       .orderBy("p.created_at", "desc")

@@ -23,14 +23,16 @@ export class RateLimitBuckets {
 
   /** Takes a token from the key's bucket of `burst` tokens refilled at `refillPerSecond`; a new key starts full. */
   async take(keyHash: string, burst: number, refillPerSecond: number): Promise<TakenToken> {
-    const refilled = sql<number>`least(${burst}::float8, b.tokens + extract(epoch FROM now() - b.updated_at)::float8 * ${refillPerSecond}::float8)`;
+    // The refill up to now, the time of the row this statement tried to insert (Citus takes no function but an
+    // immutable one in DO UPDATE: now() is in the VALUES).
+    const refilled = sql<number>`least(${burst}::float8, b.tokens + extract(epoch FROM excluded.updated_at - b.updated_at)::float8 * ${refillPerSecond}::float8)`;
     const { rows } = await sql<TakenToken>`
       INSERT INTO rate_limit_buckets AS b (key_hash, tokens, allowed, updated_at)
       VALUES (${keyHash}, ${burst}::float8 - 1, true, now())
       ON CONFLICT (key_hash) DO UPDATE SET
         tokens = CASE WHEN ${refilled} >= 1 THEN ${refilled} - 1 ELSE ${refilled} END,
         allowed = ${refilled} >= 1,
-        updated_at = now()
+        updated_at = excluded.updated_at
       RETURNING tokens, allowed ${prepared}`.execute(this.db);
     return rows[0] as TakenToken;
   }

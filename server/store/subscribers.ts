@@ -188,6 +188,7 @@ export class SubscriberStore {
     const rows = await this.reads
       .selectFrom("subscribers")
       .select(answerColumns)
+      .where("environment_id", "=", environmentId)
       .where("id", "in", pageIds)
       .orderBy(column, direction)
       .orderBy("id", direction)
@@ -340,7 +341,9 @@ export class SubscriberStore {
         .set(values)
         .set((eb) => ({
           version: eb("version", "+", 1),
-          updated_at: sql<Date>`date_trunc('milliseconds', clock_timestamp())`,
+          // The statement's time, never before the time it replaces: a PATCH that waited for another one's row lock
+          // started before that one wrote. (Not clock_timestamp(): Citus runs no volatile function in an UPDATE.)
+          updated_at: sql<Date>`greatest(date_trunc('milliseconds', statement_timestamp()), updated_at)`,
         }))
         .where("environment_id", "=", environmentId)
         .where("subscriber_id", "=", subscriberId)

@@ -33,6 +33,7 @@ describe.each(drivers)("merging the gram indexes' pending entries (%s)", (driver
         .selectFrom("subscribers")
         .select("subscriber_id")
         .where("environment_id", "=", server.production.environmentId)
+        .where("deleted", "=", false)
         .limit(20)
         .execute()
     ).map((row) => row.subscriber_id);

@@ -153,7 +153,8 @@ describe.each(drivers)("substring filters against a plain ILIKE scan (%s)", (dri
               search: text,
             });
             const { rows } = await sql<{ id: string }>`
-            SELECT n.id FROM notifications n JOIN subscribers s ON s.id = n.subscriber_id
+            SELECT n.id FROM notifications n
+              JOIN subscribers s ON s.environment_id = n.environment_id AND s.id = n.subscriber_id
             WHERE n.environment_id = ${environmentId} AND NOT s.deleted
               AND (s.email ILIKE ${likeContains(text)} OR s.subscriber_id = ${text})
             ORDER BY n.created_at DESC, n.id DESC LIMIT 500`.execute(server.store.db);
