@@ -48,6 +48,7 @@ export const workspacePackages: WorkspacePackage[] = [
       ["generated/openapi.yaml", "dist/generated/openapi.yaml"],
       ["generated/docs/index.html", "dist/generated/docs/index.html"],
       ["server/store/migrations", "dist/server/store/migrations"],
+      ["server/store/citus", "dist/server/store/citus"],
     ],
   },
 ];

@@ -9,11 +9,33 @@
  * each merge finds less to do.
  */
 import { type Kysely, sql } from "kysely";
+import { hasCitus } from "./migrate.js";
 import type { Database } from "./schema.js";
 import { substringIndexes } from "./substring-filter.js";
 
-/** Merges every gram index's pending list; returns how many pending pages it merged. */
+/** Whether each database is a Citus coordinator, asked once per database handle. */
+const onCitus = new WeakMap<Kysely<Database>, Promise<boolean>>();
+
+/**
+ * Merges every gram index's pending list; returns how many pending pages it merged. On a Citus coordinator the lists
+ * are the shards' (the coordinator's indexes hold no rows): the merge runs on every shard, each index under its shard's
+ * name (`subscribers_email_grams_102008`), a statement that fans out by design (docs/decisions.md, D41).
+ */
 export async function mergeGramIndexes(db: Kysely<Database>): Promise<number> {
+  let citus = onCitus.get(db);
+  if (!citus) {
+    citus = hasCitus(db);
+    onCitus.set(db, citus);
+  }
+  if (await citus) {
+    const merges = substringIndexes
+      .map((index) => `gin_clean_pending_list(('${index}_' || substring('%1$s' from '_([0-9]+)$'))::regclass)`)
+      .join(" + ");
+    const { rows } = await sql<{ pages: string }>`
+      SELECT coalesce(sum(result::bigint), 0) AS pages
+      FROM run_command_on_shards('subscribers', ${`SELECT ${merges}`}) WHERE success`.execute(db);
+    return Number(rows[0]?.pages ?? 0);
+  }
   const merges = substringIndexes.map((index) => sql`gin_clean_pending_list(${index}::regclass)`);
   const { rows } = await sql<{ pages: string }>`SELECT ${sql.join(merges, sql` + `)} AS pages`.execute(db);
   return Number(rows[0]?.pages ?? 0);

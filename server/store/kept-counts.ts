@@ -75,6 +75,14 @@ export async function recountKeptCounts(db: Kysely<Database>): Promise<void> {
  * the counts exact, when it commits; if it rolls back, nothing of it stays.
  */
 export async function withCountsRecountedAfter<T>(db: Kysely<Database>, work: () => Promise<T>): Promise<T> {
+  // Citus lets its tables' triggers be turned off and on only with the first setting (citus/distribute.sql), and a
+  // transaction that changed its tables over parallel connections may not read a reference table after: the second
+  // keeps to one connection per node. Elsewhere they are settings no one reads (PostgreSQL keeps any name with a dot
+  // for extensions), so the same statements run everywhere.
+  await sql`SET LOCAL citus.enable_unsafe_triggers = on`.execute(db);
+  // A bulk load is exempt from STATEMENT_TIMEOUT_MS, as migrations are: it is no request.
+  await sql`SET LOCAL statement_timeout = 0`.execute(db);
+  await sql`SET LOCAL citus.multi_shard_modify_mode = 'sequential'`.execute(db);
   for (const table of countedTables) await sql`ALTER TABLE ${sql.id(table)} DISABLE TRIGGER USER`.execute(db);
   const result = await work();
   await recountKeptCounts(db);

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "./schema.js";
+import { sqlStatements } from "./sql-statements.js";
 
 const migrationsDir = new URL("./migrations/", import.meta.url);
 /**
@@ -10,6 +11,12 @@ const migrationsDir = new URL("./migrations/", import.meta.url);
  */
 const before03Dir = new URL("./migrations/before-0.3/", import.meta.url);
 const foldedInto = "001_schema.sql";
+/**
+ * On a Citus coordinator (a database with the citus extension), the tables are spread over the workers once, after the
+ * migrations (citus/distribute.sql, D41); recorded as this name. Plain PostgreSQL and PGlite never run it.
+ */
+const citusDir = new URL("./citus/", import.meta.url);
+const distribution = "citus/distribute.sql";
 
 function sqlFiles(dir: URL): string[] {
   return readdirSync(dir)
@@ -19,7 +26,17 @@ function sqlFiles(dir: URL): string[] {
 // Any fixed number: server processes starting together on one PostgreSQL migrate one at a time.
 const migrationLock = 724_511_001;
 
-/** Applies the SQL files in migrations/ that have not run yet, in name order, each in its own transaction. */
+/** Whether the database is a Citus coordinator: the citus extension is installed in it. */
+export async function hasCitus(db: Kysely<Database>): Promise<boolean> {
+  const { rows } = await sql<{ citus: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus`.execute(db);
+  return rows[0]?.citus === true;
+}
+
+/**
+ * Applies the SQL files in migrations/ that have not run yet, in name order, each in its own transaction; then, on a
+ * Citus coordinator, distributes the tables once.
+ */
 export async function migrate(db: Kysely<Database>): Promise<string[]> {
   const files = sqlFiles(migrationsDir);
   return db.connection().execute(async (conn) => {
@@ -37,7 +54,7 @@ export async function migrate(db: Kysely<Database>): Promise<string[]> {
       const apply = async (name: string, dir: URL, record: string[] = [name]) => {
         const text = readFileSync(new URL(name, dir), "utf8");
         await conn.transaction().execute(async (trx) => {
-          await sql.raw(text).execute(trx);
+          for (const statement of sqlStatements(text)) await sql.raw(statement).execute(trx);
           for (const recorded of record) await trx.insertInto("schema_migrations").values({ name: recorded }).execute();
         });
         applied.push(name);
@@ -54,6 +71,9 @@ export async function migrate(db: Kysely<Database>): Promise<string[]> {
         }
       }
       for (const name of files.filter((file) => !done.has(file))) await apply(name, migrationsDir);
+      if (!done.has(distribution) && (await hasCitus(conn))) {
+        await apply("distribute.sql", citusDir, [distribution]);
+      }
       return applied;
     } finally {
       await sql`SELECT pg_advisory_unlock(${migrationLock})`.execute(conn);
