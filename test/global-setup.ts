@@ -2,8 +2,9 @@
  * Runs once before the test files. Unless TEST_DATABASE_URL names a PostgreSQL server already, starts a private
  * cluster with scripts/postgres.sh (when PostgreSQL server binaries are installed) so that every store and HTTP test
  * runs on PostgreSQL as well as PGlite, and a streaming read replica of it (TEST_REPLICA_URL). CI (CI=true) insists
- * on PostgreSQL. TEST_POSTGRES=off skips it. Also names the folder of the run's packed tarballs (test/support/tarballs.ts)
- * and removes it afterwards.
+ * on PostgreSQL. TEST_POSTGRES=off skips it. With CITUS=on, that PostgreSQL is a Citus cluster of a coordinator and
+ * two workers (scripts/citus.sh; TEST_CITUS_WORKERS names the workers), with no replica. Also names the folder of the
+ * run's packed tarballs (test/support/tarballs.ts) and removes it afterwards.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
@@ -13,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { removeTarballs } from "./support/tarballs.js";
 
 const script = fileURLToPath(new URL("../scripts/postgres.sh", import.meta.url));
+const citus = fileURLToPath(new URL("../scripts/citus.sh", import.meta.url));
 
 function postgresInstalled(): boolean {
   return existsSync("/usr/lib/postgresql") && readdirSync("/usr/lib/postgresql").length > 0;
@@ -27,6 +29,7 @@ function startPostgres(): (() => void) | undefined {
     console.warn("PostgreSQL server binaries not found: running the store and HTTP tests on PGlite only.");
     return undefined;
   }
+  if (process.env.CITUS === "on") return startCitus();
   // A cluster someone started before the run (for the benchmark, say) keeps running after it.
   const wasRunning = spawnSync(script, ["status"]).status === 0;
   process.env.TEST_DATABASE_URL = execFileSync(script, ["start"], { encoding: "utf8" }).trim();
@@ -35,6 +38,16 @@ function startPostgres(): (() => void) | undefined {
   return () => {
     execFileSync(script, ["replica-stop"]);
     if (!wasRunning) execFileSync(script, ["stop"]);
+  };
+}
+
+/** A Citus coordinator and two workers instead of the plain cluster; returns how to stop them. */
+function startCitus(): () => void {
+  const wasRunning = spawnSync(citus, ["status"]).status === 0;
+  process.env.TEST_DATABASE_URL = execFileSync(citus, ["start"], { encoding: "utf8" }).trim().split("\n").at(-1);
+  process.env.TEST_CITUS_WORKERS = execFileSync(citus, ["workers"], { encoding: "utf8" }).trim();
+  return () => {
+    if (!wasRunning) execFileSync(citus, ["stop"]);
   };
 }
 

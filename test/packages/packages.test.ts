@@ -20,6 +20,7 @@ import {
   serverFromReadyLine,
   startCommand,
 } from "../../scripts/processes.js";
+import { createPostgresDatabase, onCitus } from "../support/databases.js";
 import { nodeRuntimes } from "../support/node-runtimes.js";
 import { packedTarballs } from "../support/tarballs.js";
 
@@ -316,10 +317,13 @@ describe.each(nodeRuntimes)("the commands and the client under %s", (runtime, fi
   let mock: StartedProcess;
   let mockUrl: string;
   let server: ServerProcess;
+  /** With CITUS=on, the server command runs on a fresh database of the Citus cluster, which it distributes itself. */
+  let citusDatabase: { url: string; drop(): Promise<void> } | undefined;
 
   beforeAll(async () => {
     node = findNode();
     const port = await freePort();
+    citusDatabase = onCitus ? await createPostgresDatabase() : undefined;
     [mock, server] = await Promise.all([
       startCommand(
         node,
@@ -330,7 +334,14 @@ describe.each(nodeRuntimes)("the commands and the client under %s", (runtime, fi
       startCommand(
         node,
         [join(apps.server, "node_modules", ".bin", "novu-query-server")],
-        { cwd: apps.server, env: { DEMO_SUBSCRIBERS: "60", DEMO_NOTIFICATIONS: "150" } },
+        {
+          cwd: apps.server,
+          env: {
+            DEMO_SUBSCRIBERS: "60",
+            DEMO_NOTIFICATIONS: "150",
+            ...(citusDatabase && { DATABASE_URL: citusDatabase.url, SEED_DEMO_DATA: "true" }),
+          },
+        },
         printedReadyLine,
       ).then(serverFromReadyLine),
     ]);
@@ -340,6 +351,7 @@ describe.each(nodeRuntimes)("the commands and the client under %s", (runtime, fi
   afterAll(async () => {
     mock?.child.kill("SIGTERM");
     await Promise.all([mock?.exited(), server?.stop()]);
+    await citusDatabase?.drop();
   });
 
   it("runs on the Node it was asked to", () => {

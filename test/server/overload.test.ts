@@ -210,7 +210,8 @@ describe.runIf(drivers.includes("postgres"))("the statement timeout (PostgreSQL)
     const key = `timeout-${Date.now()}`;
     const patch = () => server.request(path, jsonPatch({ firstName: "Timed Out" }, { "idempotency-key": key }));
     const refused = await whileLocked(
-      `SELECT 1 FROM subscribers WHERE subscriber_id = '${subscriberId.replaceAll("'", "''")}' FOR UPDATE`,
+      `SELECT 1 FROM subscribers WHERE environment_id = '${server.production.environmentId}'
+        AND subscriber_id = '${subscriberId.replaceAll("'", "''")}' FOR UPDATE`,
       patch,
     );
     expect(refused.status).toBe(503);

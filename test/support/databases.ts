@@ -1,15 +1,28 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import { createCitusDatabase, dropCitusDatabase } from "../../scripts/citus-database.js";
 import { type OpenedStore, openStore, type Store } from "../../server/store/store.js";
 
-/** PGlite always; PostgreSQL too when TEST_DATABASE_URL names a server (`.ci/run` starts one). */
+/**
+ * PGlite always; PostgreSQL too when TEST_DATABASE_URL names a server (`.ci/run` starts one). With CITUS=on that server
+ * is a Citus coordinator, whose workers TEST_CITUS_WORKERS names (test/global-setup.ts starts the three).
+ */
 export const drivers: ("pglite" | "postgres")[] = process.env.TEST_DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
 
-/** A new, empty database on the TEST_DATABASE_URL server, and a function that drops it. */
+/** Whether the PostgreSQL of this run is a Citus cluster. */
+export const onCitus = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_CITUS_WORKERS);
+
+/** A new, empty database on the TEST_DATABASE_URL server (on each node of a Citus cluster), and a function that drops it. */
 export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error("TEST_DATABASE_URL is not set");
   const name = `test_${randomBytes(6).toString("hex")}`;
+  const workers = process.env.TEST_CITUS_WORKERS;
+  if (workers) {
+    // Four shards a table: as many as the tests need to spread environments over both workers, cheap to make.
+    const url = await createCitusDatabase(adminUrl, workers, name, { shardCount: 4 });
+    return { url, drop: () => dropCitusDatabase(adminUrl, workers, name) };
+  }
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);

@@ -26,6 +26,8 @@ export interface TestServer {
 
 export interface TestServerOptions {
   driver: "pglite" | "postgres";
+  /** Told of every statement the store runs (Kysely's log hook): its SQL text and parameters. */
+  onStatement?: (sql: string, parameters: readonly unknown[]) => void;
   demo?: Partial<DemoOptions>;
   config?: Partial<Config>;
   handlers?: Handlers;
@@ -44,6 +46,9 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     totalCountCap: config.totalCountCap,
     poolSize: 20,
     statementTimeoutMs: config.statementTimeoutMs,
+    ...(options.onStatement && {
+      log: (event) => options.onStatement?.(event.query.sql, event.query.parameters),
+    }),
   });
   const demo = await loadDemoData(opened.store, { ...testDemo, ...options.demo });
   const logs: string[] = [];

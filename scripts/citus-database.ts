@@ -1,0 +1,72 @@
+/**
+ * A database on a Citus cluster (scripts/citus.sh): Citus keeps its metadata per database, so a new one is made on the
+ * coordinator and on each worker, with the extension in each and the workers added to the coordinator's. The tests make
+ * one per test file, as they make a plain one on PostgreSQL; `shardCount` keeps those small.
+ */
+import pg from "pg";
+
+/** host:port,host:port, as `scripts/citus.sh workers` prints them. */
+export function parseWorkers(workers: string): { host: string; port: number }[] {
+  return workers.split(",").map((worker) => {
+    const [host, port] = worker.trim().split(":");
+    return { host: host as string, port: Number(port) };
+  });
+}
+
+function urlOf(base: string, host: string, port: number, database: string): string {
+  const url = new URL(base);
+  url.hostname = host;
+  url.port = String(port);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function run(url: string, statements: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("SET client_min_messages = warning");
+    for (const statement of statements) await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createCitusDatabase(
+  coordinatorUrl: string,
+  workers: string,
+  name: string,
+  options: { shardCount?: number } = {},
+): Promise<string> {
+  const coordinator = new URL(coordinatorUrl);
+  const nodes = [{ host: coordinator.hostname, port: Number(coordinator.port) }, ...parseWorkers(workers)];
+  for (const node of nodes) {
+    await run(urlOf(coordinatorUrl, node.host, node.port, "postgres"), [`CREATE DATABASE ${name}`]);
+    await run(urlOf(coordinatorUrl, node.host, node.port, name), ["CREATE EXTENSION citus"]);
+  }
+  const url = urlOf(coordinatorUrl, coordinator.hostname, Number(coordinator.port), name);
+  await run(url, [
+    `SELECT citus_set_coordinator_host('${coordinator.hostname}', ${coordinator.port})`,
+    ...parseWorkers(workers).map((worker) => `SELECT citus_add_node('${worker.host}', ${worker.port})`),
+    ...(options.shardCount ? [`ALTER DATABASE ${name} SET citus.shard_count = ${options.shardCount}`] : []),
+  ]);
+  return url;
+}
+
+export async function dropCitusDatabase(coordinatorUrl: string, workers: string, name: string): Promise<void> {
+  const coordinator = new URL(coordinatorUrl);
+  const nodes = [{ host: coordinator.hostname, port: Number(coordinator.port) }, ...parseWorkers(workers)];
+  for (const node of nodes) {
+    const admin = urlOf(coordinatorUrl, node.host, node.port, "postgres");
+    // Citus's maintenance daemon, a background worker that FORCE does not end, may be connecting to it again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await run(admin, [`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`]);
+        break;
+      } catch (error) {
+        if (attempt === 10 || !/being accessed by other users/.test(String(error))) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+}
