@@ -121,3 +121,23 @@ export function profileSplit(
   ) as Record<CpuCategory, number>;
   return { busyMs: Math.round(busy / 1000), shares };
 }
+
+/**
+ * CPU of one PostgreSQL server so far, in ms: its postmaster (the first line of `<dataDir>/postmaster.pid`) and every
+ * process it started (backends, background workers). Tells the nodes of a Citus cluster apart on one machine.
+ */
+export function serverCpuMs(dataDir: string): number {
+  const postmaster = Number(readFileSync(`${dataDir}/postmaster.pid`, "utf8").split("\n")[0]);
+  let total = processCpuMs(postmaster) ?? 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (parent === postmaster) total += processCpuMs(Number(entry)) ?? 0;
+    } catch {
+      // gone since the listing
+    }
+  }
+  return total;
+}

@@ -37,6 +37,27 @@ export interface TargetResult {
   met: boolean;
 }
 
+/** The server on Citus beside single-node PostgreSQL, on the same data (citus.ts, `npm run bench:citus`). */
+export interface CitusComparison {
+  measuredAt: string;
+  node: string;
+  subscribers: number;
+  notifications: number;
+  /** Shards per distributed table, and the workers they are spread over. */
+  shards: number;
+  workers: number;
+  settings: { iterations: number; seconds: number; repetitions: number; connections: number };
+  store: { id: string; label: string; postgres: Summary; citus: Summary }[];
+  throughput: {
+    operation: string;
+    postgres: number;
+    citus: number;
+    runs: { postgres: number[]; citus: number[] };
+    /** Database CPU per request, ms: the single node's, and the Citus coordinator's and workers' (all of them). */
+    cpu: { postgres: number; coordinator: number; workers: number };
+  }[];
+}
+
 export interface BenchResults {
   startedAt: string;
   finishedAt: string;
@@ -70,6 +91,8 @@ export interface BenchResults {
   overload?: OverloadResult | undefined;
   /** Overload on the embedded default (PGlite, `npm start`), PGlite's worker thread beside the server's own thread. */
   embeddedOverload?: { measuredAt: string; node: string; results: EmbeddedOverload[] } | undefined;
+  /** The server on Citus beside single-node PostgreSQL, on the same data (citus.ts). */
+  citus?: CitusComparison | undefined;
   targets: TargetResult[];
 }
 
@@ -434,6 +457,7 @@ export function renderMarkdown(results: BenchResults, file: string): string {
   if (results.ingest?.length || results.load) lines.push(...renderIngest(results.ingest ?? [], results.load));
   if (results.overload) lines.push(...renderOverload(results.overload, results.node24));
   if (results.embeddedOverload) lines.push(...renderEmbeddedOverload(results.embeddedOverload));
+  if (results.citus) lines.push(...renderCitus(results.citus));
   if (results.startup) lines.push(...renderStartup(results.startup));
   return `${lines.join("\n")}\n`;
 }
@@ -556,4 +580,62 @@ function renderProfiles(profiles: OperationProfile[]): string[] {
     ),
     "",
   ];
+}
+
+function renderCitus(c: CitusComparison): string[] {
+  const times = (a: number, b: number) => (a > 0 ? `${(b / a).toFixed(2)}×` : "");
+  const lines = [
+    "## Past one machine: Citus beside single-node PostgreSQL",
+    "",
+    `Measured ${c.measuredAt.slice(0, 16).replace("T", " ")} UTC by \`npm run bench:citus\` (${c.node}): the same generated data, ${number(c.subscribers)} subscribers and ${number(c.notifications)} notifications, in a database of single-node PostgreSQL 15 and in one of a Citus 13.2 cluster (a coordinator and ${c.workers} workers, ${c.shards} shards a table, tables distributed by environment), every node on this machine's cores. Store level: ${c.settings.iterations} sequential runs per shape, milliseconds. Throughput: the server (production mode) on each database in turn, ${c.settings.connections} connections, ${c.settings.seconds} s, ${c.settings.repetitions} interleaved repetitions, medians; database CPU per request from /proc, the coordinator's apart from the workers'.`,
+    "",
+    row(["Shape", "PostgreSQL p50", "Citus p50", "Citus ÷ PostgreSQL", "PostgreSQL p99", "Citus p99"]),
+    row(["---", "---:", "---:", "---:", "---:", "---:"]),
+    ...c.store.map((shape) =>
+      row([
+        shape.label,
+        shape.postgres.p50,
+        shape.citus.p50,
+        times(shape.postgres.p50, shape.citus.p50),
+        shape.postgres.p99,
+        shape.citus.p99,
+      ]),
+    ),
+    "",
+    row([
+      "Operation",
+      "PostgreSQL req/s",
+      "Citus req/s",
+      "Citus ÷ PostgreSQL",
+      "PostgreSQL CPU ms/request",
+      "coordinator ms",
+      "workers ms",
+    ]),
+    row(["---", "---:", "---:", "---:", "---:", "---:", "---:"]),
+    ...c.throughput.map((entry) =>
+      row([
+        entry.operation,
+        number(entry.postgres),
+        number(entry.citus),
+        times(entry.postgres, entry.citus),
+        entry.cpu.postgres,
+        entry.cpu.coordinator,
+        entry.cpu.workers,
+      ]),
+    ),
+    "",
+    "Throughput per added worker, estimated from the CPU each request costs (every request runs on one worker, so the workers' share divides across them; the coordinator plans and routes every request, so its share does not):",
+    "",
+    row(["Operation", "requests/s one worker core adds", "ceiling of one coordinator core"]),
+    row(["---", "---:", "---:"]),
+    ...c.throughput.map((entry) =>
+      row([
+        entry.operation,
+        entry.cpu.workers > 0 ? number(Math.round(1000 / entry.cpu.workers)) : "",
+        entry.cpu.coordinator > 0 ? number(Math.round(1000 / entry.cpu.coordinator)) : "",
+      ]),
+    ),
+    "",
+  ];
+  return lines;
 }

@@ -5,7 +5,7 @@
  *   npm run bench -- [--database-url URL] [--pglite DIR] [--repetitions 3] [--seconds 5] [--quick]
  * Writes bench/results/<date>.json and bench/RESULTS.md.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { parseArgs } from "node:util";
@@ -17,6 +17,7 @@ import { loadConfig } from "../server/config.js";
 import { DatabaseIdempotencyStore } from "../server/database-idempotency.js";
 import { mergeGramIndexesEvery } from "../server/store/gram-index-merges.js";
 import { openStore, type Store } from "../server/store/store.js";
+import { latestCitus, measureCitus, writeCitus } from "./citus.js";
 import { benchContext } from "./context.js";
 import { benchDatabaseUrl } from "./database.js";
 import { explain, QueryCapture } from "./explain.js";
@@ -331,6 +332,23 @@ for (const table of ingest) {
   );
 }
 
+// Past one machine: Citus beside single-node PostgreSQL, where the workplace's Citus source is at hand (scripts/citus.sh).
+let citus = latestCitus(`${values.out}/results`);
+if (spawnSync("scripts/citus.sh", ["source"], { stdio: "ignore" }).status === 0) {
+  log("Citus (a coordinator and two workers) beside single-node PostgreSQL, on the same data");
+  citus = await measureCitus(
+    {
+      subscribers: 200_000,
+      notifications: 200_000,
+      iterations: quick ? 10 : 100,
+      seconds: settings.seconds,
+      repetitions: settings.repetitions,
+    },
+    log,
+  );
+  if (!quick) writeCitus(citus, `${values.out}/results`);
+}
+
 const results: BenchResults = {
   startedAt: startedAt.toISOString(),
   finishedAt: new Date().toISOString(),
@@ -355,6 +373,7 @@ const results: BenchResults = {
   profiles,
   overload,
   embeddedOverload,
+  citus,
   startup,
   targets: [],
 };

@@ -1,0 +1,270 @@
+/**
+ * The reference server on Citus (a coordinator and two workers, scripts/citus.sh) beside single-node PostgreSQL, on the
+ * same data on the same machine, side by side in one run: every store-level query shape, the four operations' closed
+ * loop throughput over HTTP, and the database CPU each request costs, the Citus coordinator's apart from its workers'
+ * (what the estimate of throughput per added worker in RESULTS.md is computed from).
+ *   npm run bench:citus -- [--subscribers 200000] [--notifications 200000] [--iterations 100] [--seconds 5]
+ *                          [--repetitions 3] [--quick]
+ * Loads the data into a database of each (bench/data.ts, once: a second run reuses it), writes
+ * bench/results/citus-<date>.json and re-renders bench/RESULTS.md from the latest full run with it; `npm run bench`
+ * measures it too where the Citus source is at hand.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { sql } from "kysely";
+import pg from "pg";
+import { createCitusDatabase } from "../scripts/citus-database.js";
+import { startServerProcess } from "../scripts/processes.js";
+import { exitWithUsageIfAsked } from "../scripts/usage.js";
+import { openStore, type Store } from "../server/store/store.js";
+import { benchContext } from "./context.js";
+import { serverCpuMs } from "./cpu.js";
+import type { CitusComparison } from "./report.js";
+import { benchShapes, type HttpRequest } from "./shapes.js";
+import { median, summarize } from "./stats.js";
+import { closedLoop } from "./throughput.js";
+
+const databaseName = "novu_bench_citus";
+
+function run(command: string, args: string[], env: Record<string, string> = {}): string {
+  return execFileSync(command, args, {
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+}
+
+/** A database of that name on the plain cluster (scripts/postgres.sh) and on the Citus cluster, made when missing. */
+async function databases(): Promise<{ postgres: string; citus: string; citusNodes: string[]; postgresDir: string }> {
+  const plain = run("scripts/postgres.sh", ["start"]).trim();
+  const coordinator = run("scripts/citus.sh", ["start"]).trim().split("\n").at(-1) as string;
+  const workers = run("scripts/citus.sh", ["workers"]).trim();
+  const exists = async (url: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return ((await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [databaseName])).rowCount ?? 0) > 0;
+    } finally {
+      await client.end();
+    }
+  };
+  const withName = (url: string) => Object.assign(new URL(url), { pathname: `/${databaseName}` }).toString();
+  if (!(await exists(plain))) {
+    const client = new pg.Client({ connectionString: plain });
+    await client.connect();
+    await client.query(`CREATE DATABASE ${databaseName}`);
+    await client.end();
+  }
+  if (!(await exists(coordinator))) await createCitusDatabase(coordinator, workers, databaseName);
+  const port = Number(new URL(coordinator).port);
+  const citusDir = process.env.CITUS_DIR ?? join(process.cwd(), ".data", "citus");
+  return {
+    postgres: withName(plain),
+    citus: withName(coordinator),
+    citusNodes: [port, port + 1, port + 2].map((p) => join(citusDir, `node-${p}`)),
+    postgresDir: process.env.PG_DIR ?? join(process.cwd(), ".data", "postgres"),
+  };
+}
+
+/** Loads the bench data (bench/data.ts) unless the database holds exactly that much already. */
+async function ensureData(url: string, subscribers: number, notifications: number, log: (line: string) => void) {
+  const opened = await openStore({ databaseUrl: url, totalCountCap: 50_000 });
+  const { rows } = await sql<{ subscribers: number; notifications: number }>`
+    SELECT (SELECT count(*)::int FROM subscribers) AS subscribers,
+           (SELECT count(*)::int FROM notifications) AS notifications`.execute(opened.store.db);
+  await opened.close();
+  if (rows[0]?.subscribers === subscribers && rows[0]?.notifications === notifications) return;
+  log(`Loading ${subscribers.toLocaleString("en")} + ${notifications.toLocaleString("en")} rows into ${url}`);
+  const args = ["--import", "tsx", "bench/data.ts", "--database-url", url, "--reset"];
+  run(process.execPath, [...args, "--subscribers", String(subscribers), "--notifications", String(notifications)]);
+}
+
+async function storeLatency(store: Store, shape: (store: Store, i: number) => Promise<unknown>, iterations: number) {
+  for (let i = 0; i < Math.min(20, iterations); i++) await shape(store, i);
+  const samples: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const began = performance.now();
+    await shape(store, 1000 + i);
+    samples.push(performance.now() - began);
+  }
+  return summarize(samples);
+}
+
+export async function measureCitus(
+  options: { subscribers: number; notifications: number; iterations: number; seconds: number; repetitions: number },
+  log: (line: string) => void,
+): Promise<CitusComparison> {
+  const connections = 16;
+  const where = await databases();
+  await ensureData(where.postgres, options.subscribers, options.notifications, log);
+  await ensureData(where.citus, options.subscribers, options.notifications, log);
+
+  const postgres = await openStore({ databaseUrl: where.postgres, totalCountCap: 50_000 });
+  const citus = await openStore({ databaseUrl: where.citus, totalCountCap: 50_000 });
+  const ctx = await benchContext(postgres.store);
+  const shards = await sql<{ shards: number }>`
+    SELECT count(*)::int AS shards FROM pg_dist_shard WHERE logicalrelid = 'subscribers'::regclass`.execute(
+    citus.store.db,
+  );
+  log("Store level: every shape on PostgreSQL, then on Citus");
+  const store: CitusComparison["store"] = [];
+  for (const shape of benchShapes(ctx)) {
+    const onPostgres = await storeLatency(postgres.store, shape.store, options.iterations);
+    const onCitus = await storeLatency(citus.store, shape.store, options.iterations);
+    store.push({ id: shape.id, label: shape.label, postgres: onPostgres, citus: onCitus });
+    log(
+      `  ${shape.id.padEnd(28)} p50 ${onPostgres.p50} / ${onCitus.p50} ms, p99 ${onPostgres.p99} / ${onCitus.p99} ms`,
+    );
+  }
+  await postgres.close();
+  await citus.close();
+
+  log("Throughput over HTTP, each database's server in turn, with its database CPU per request");
+  const env = { NODE_ENV: "production", SEED_DEMO_DATA: "false" };
+  const servers = {
+    postgres: await startServerProcess({ ...env, DATABASE_URL: where.postgres }),
+    citus: await startServerProcess({ ...env, DATABASE_URL: where.citus }),
+  };
+  const headers = { authorization: `ApiKey ${ctx.apiKey}` };
+  const shapes = benchShapes(ctx);
+  const patch = shapes.find((shape) => shape.id === "patch.data") as (typeof shapes)[number];
+  const operations: { name: string; request: (i: number) => HttpRequest }[] = [
+    { name: "list", request: () => ({ method: "GET", path: "/v1/notifications" }) },
+    { name: "search", request: () => ({ method: "GET", path: "/v2/subscribers" }) },
+    { name: "get", request: () => ({ method: "GET", path: `/v1/notifications/${ctx.notificationId}` }) },
+    { name: "patch", request: patch.http },
+  ];
+  const [coordinatorDir, ...workerDirs] = where.citusNodes as [string, ...string[]];
+  const cpuOf = {
+    postgres: () => serverCpuMs(where.postgresDir),
+    coordinator: () => serverCpuMs(coordinatorDir),
+    workers: () => workerDirs.reduce((sum, dir) => sum + serverCpuMs(dir), 0),
+  };
+  const throughput: CitusComparison["throughput"] = [];
+  for (const operation of operations) {
+    const runs = { postgres: [] as number[], citus: [] as number[] };
+    const cpu = { postgres: 0, coordinator: 0, workers: 0 };
+    const answered = { postgres: 0, citus: 0 };
+    await closedLoop(servers.postgres.baseUrl, operation.request, { connections, seconds: 1, headers });
+    await closedLoop(servers.citus.baseUrl, operation.request, { connections, seconds: 1, headers });
+    for (let repetition = 0; repetition < options.repetitions; repetition++) {
+      // Interleaved, so that a noisy moment on the machine hits both alike.
+      let before = cpuOf.postgres();
+      const onPostgres = await closedLoop(servers.postgres.baseUrl, operation.request, {
+        connections,
+        seconds: options.seconds,
+        headers,
+      });
+      cpu.postgres += cpuOf.postgres() - before;
+      answered.postgres += onPostgres.ok;
+      runs.postgres.push(Math.round(onPostgres.requestsPerSecond));
+      before = cpuOf.coordinator();
+      const workersBefore = cpuOf.workers();
+      const onCitus = await closedLoop(servers.citus.baseUrl, operation.request, {
+        connections,
+        seconds: options.seconds,
+        headers,
+      });
+      cpu.coordinator += cpuOf.coordinator() - before;
+      cpu.workers += cpuOf.workers() - workersBefore;
+      answered.citus += onCitus.ok;
+      runs.citus.push(Math.round(onCitus.requestsPerSecond));
+    }
+    const perRequest = (ms: number, requests: number) => Math.round((ms / Math.max(requests, 1)) * 1000) / 1000;
+    const entry = {
+      operation: operation.name,
+      postgres: median(runs.postgres),
+      citus: median(runs.citus),
+      runs,
+      cpu: {
+        postgres: perRequest(cpu.postgres, answered.postgres),
+        coordinator: perRequest(cpu.coordinator, answered.citus),
+        workers: perRequest(cpu.workers, answered.citus),
+      },
+    };
+    throughput.push(entry);
+    log(
+      `  ${operation.name.padEnd(7)} PostgreSQL ${entry.postgres}/s (${entry.cpu.postgres} ms CPU), Citus ${entry.citus}/s (coordinator ${entry.cpu.coordinator} ms, workers ${entry.cpu.workers} ms)`,
+    );
+  }
+  await servers.postgres.stop();
+  await servers.citus.stop();
+  return {
+    measuredAt: new Date().toISOString(),
+    node: process.version,
+    subscribers: options.subscribers,
+    notifications: options.notifications,
+    shards: shards.rows[0]?.shards ?? 0,
+    workers: workerDirs.length,
+    settings: {
+      iterations: options.iterations,
+      seconds: options.seconds,
+      repetitions: options.repetitions,
+      connections,
+    },
+    store,
+    throughput,
+  };
+}
+
+/** The latest comparison written by a run, for RESULTS.md. */
+export function latestCitus(dir = "bench/results"): CitusComparison | undefined {
+  if (!existsSync(dir)) return undefined;
+  const latest = readdirSync(dir)
+    .filter((name) => /^citus-\d{4}-\d{2}-\d{2}\.json$/.test(name))
+    .sort()
+    .at(-1);
+  return latest ? (JSON.parse(readFileSync(join(dir, latest), "utf8")) as CitusComparison) : undefined;
+}
+
+export function writeCitus(comparison: CitusComparison, dir = "bench/results"): string {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `citus-${comparison.measuredAt.slice(0, 10)}.json`);
+  writeFileSync(file, `${JSON.stringify(comparison, null, 2)}\n`);
+  return file;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  exitWithUsageIfAsked(
+    "Usage: npm run bench:citus -- [--subscribers 200000] [--notifications 200000] [--iterations 100] [--seconds 5] [--repetitions 3] [--quick]\n" +
+      "  the reference server on Citus (scripts/citus.sh) beside single-node PostgreSQL, on the same data; writes\n" +
+      "  bench/results/citus-<date>.json and re-renders bench/RESULTS.md with it",
+  );
+  const { values } = parseArgs({
+    options: {
+      subscribers: { type: "string", default: "200000" },
+      notifications: { type: "string", default: "200000" },
+      iterations: { type: "string", default: "100" },
+      seconds: { type: "string", default: "5" },
+      repetitions: { type: "string", default: "3" },
+      quick: { type: "boolean", default: false },
+    },
+  });
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const comparison = await measureCitus(
+    {
+      subscribers: Number(values.subscribers),
+      notifications: Number(values.notifications),
+      iterations: values.quick ? 10 : Number(values.iterations),
+      seconds: values.quick ? 1 : Number(values.seconds),
+      repetitions: values.quick ? 1 : Number(values.repetitions),
+    },
+    log,
+  );
+  const file = writeCitus(comparison);
+  const { evaluateTargets, renderMarkdown } = await import("./report.js");
+  const full = readdirSync("bench/results")
+    .filter((name) => /^\d{4}-\d{2}-\d{2}\.json$/.test(name))
+    .sort()
+    .at(-1);
+  if (full) {
+    const path = join("bench/results", full);
+    const latest = JSON.parse(readFileSync(path, "utf8"));
+    latest.citus = comparison;
+    latest.targets = evaluateTargets(latest);
+    writeFileSync("bench/RESULTS.md", renderMarkdown(latest, path));
+  }
+  log(`Wrote ${file} and bench/RESULTS.md`);
+}
