@@ -77,7 +77,7 @@ async function ensureData(url: string, subscribers: number, notifications: numbe
   await opened.close();
   if (rows[0]?.subscribers === subscribers && rows[0]?.notifications === notifications) return;
   log(`Loading ${subscribers.toLocaleString("en")} + ${notifications.toLocaleString("en")} rows into ${url}`);
-  const args = ["--import", "tsx", "bench/data.ts", "--database-url", url, "--reset"];
+  const args = ["--import", "tsx", "bench/data.ts", "--database-url", url, "--reset", "--scratch"];
   run(process.execPath, [...args, "--subscribers", String(subscribers), "--notifications", String(notifications)]);
 }
 
@@ -122,7 +122,8 @@ export async function measureCitus(
   await citus.close();
 
   log("Throughput over HTTP, each database's server in turn, with its database CPU per request");
-  const env = { NODE_ENV: "production", SEED_DEMO_DATA: "false" };
+  // The bench data's keys are the public demo keys: a production start holds them only when told to.
+  const env = { NODE_ENV: "production", SEED_DEMO_DATA: "false", ALLOW_DEMO_KEYS: "true" };
   const servers = {
     postgres: await startServerProcess({ ...env, DATABASE_URL: where.postgres }),
     citus: await startServerProcess({ ...env, DATABASE_URL: where.citus }),

@@ -80,7 +80,8 @@ export const settings = {
   databaseUrl: setting({
     variable: "DATABASE_URL",
     shown: "unset",
-    meaning: "a PostgreSQL connection string; when unset, PGlite runs in-process",
+    meaning:
+      "a PostgreSQL connection string (a Citus coordinator's too: the first start distributes the tables); when unset, PGlite runs in-process",
     read: optionalText,
   }),
   databaseReadUrl: setting({
