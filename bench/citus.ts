@@ -15,13 +15,13 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { sql } from "kysely";
 import pg from "pg";
-import { createCitusDatabase } from "../scripts/citus-database.js";
+import { createCitusDatabase, dropCitusDatabase } from "../scripts/citus-database.js";
 import { startServerProcess } from "../scripts/processes.js";
 import { exitWithUsageIfAsked } from "../scripts/usage.js";
 import { openStore, type Store } from "../server/store/store.js";
 import { benchContext } from "./context.js";
 import { serverCpuMs } from "./cpu.js";
-import type { CitusComparison } from "./report.js";
+import { type CitusComparison, rerenderResults } from "./report.js";
 import { benchShapes, type HttpRequest } from "./shapes.js";
 import { median, summarize } from "./stats.js";
 import { closedLoop } from "./throughput.js";
@@ -36,28 +36,88 @@ function run(command: string, args: string[], env: Record<string, string> = {}):
   });
 }
 
-/** A database of that name on the plain cluster (scripts/postgres.sh) and on the Citus cluster, made when missing. */
-async function databases(): Promise<{ postgres: string; citus: string; citusNodes: string[]; postgresDir: string }> {
-  const plain = run("scripts/postgres.sh", ["start"]).trim();
-  const coordinator = run("scripts/citus.sh", ["start"]).trim().split("\n").at(-1) as string;
-  const workers = run("scripts/citus.sh", ["workers"]).trim();
-  const exists = async (url: string) => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return ((await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [databaseName])).rowCount ?? 0) > 0;
-    } finally {
-      await client.end();
-    }
+interface Clusters {
+  /** The admin URLs (database `postgres`) of the plain cluster and of the Citus coordinator, and the Citus workers. */
+  plain: string;
+  coordinator: string;
+  workers: string;
+}
+
+function clusters(): Clusters {
+  return {
+    plain: run("scripts/postgres.sh", ["start"]).trim(),
+    coordinator: run("scripts/citus.sh", ["start"]).trim().split("\n").at(-1) as string,
+    workers: run("scripts/citus.sh", ["workers"]).trim(),
   };
-  const withName = (url: string) => Object.assign(new URL(url), { pathname: `/${databaseName}` }).toString();
-  if (!(await exists(plain))) {
-    const client = new pg.Client({ connectionString: plain });
-    await client.connect();
-    await client.query(`CREATE DATABASE ${databaseName}`);
+}
+
+const withName = (url: string) => Object.assign(new URL(url), { pathname: `/${databaseName}` }).toString();
+
+async function query(url: string, text: string, values: unknown[] = []) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await client.query(text, values);
+  } finally {
     await client.end();
   }
-  if (!(await exists(coordinator))) await createCitusDatabase(coordinator, workers, databaseName);
+}
+
+/** Whether the database holds exactly this much bench data already (a second run reuses it). */
+async function holds(admin: string, subscribers: number, notifications: number): Promise<boolean> {
+  const exists = await query(admin, "SELECT 1 FROM pg_database WHERE datname = $1", [databaseName]);
+  if (!exists.rowCount) return false;
+  const counted = await query(
+    withName(admin),
+    `SELECT (SELECT count(*)::int FROM subscribers) AS subscribers, (SELECT count(*)::int FROM notifications) AS notifications`,
+  ).catch(() => undefined);
+  const row = counted?.rows[0];
+  return row?.subscribers === subscribers && row?.notifications === notifications;
+}
+
+/** A new database of that name, loaded with the bench data (bench/data.ts), unless it holds that data already. */
+async function ensureData(
+  admin: string,
+  fresh: () => Promise<void>,
+  options: { subscribers: number; notifications: number },
+  log: (line: string) => void,
+): Promise<void> {
+  if (await holds(admin, options.subscribers, options.notifications)) return;
+  await fresh();
+  const url = withName(admin);
+  log(
+    `Loading ${options.subscribers.toLocaleString("en")} + ${options.notifications.toLocaleString("en")} rows into ${url}`,
+  );
+  const args = ["--import", "tsx", "bench/data.ts", "--database-url", url, "--scratch"];
+  run(process.execPath, [
+    ...args,
+    ...["--subscribers", String(options.subscribers), "--notifications", String(options.notifications)],
+  ]);
+}
+
+async function databases(
+  options: { subscribers: number; notifications: number },
+  log: (line: string) => void,
+): Promise<{ postgres: string; citus: string; citusNodes: string[]; postgresDir: string }> {
+  const { plain, coordinator, workers } = clusters();
+  await ensureData(
+    plain,
+    async () => {
+      await query(plain, `DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+      await query(plain, `CREATE DATABASE ${databaseName}`);
+    },
+    options,
+    log,
+  );
+  await ensureData(
+    coordinator,
+    async () => {
+      await dropCitusDatabase(coordinator, workers, databaseName);
+      await createCitusDatabase(coordinator, workers, databaseName);
+    },
+    options,
+    log,
+  );
   const port = Number(new URL(coordinator).port);
   const citusDir = process.env.CITUS_DIR ?? join(process.cwd(), ".data", "citus");
   return {
@@ -66,19 +126,6 @@ async function databases(): Promise<{ postgres: string; citus: string; citusNode
     citusNodes: [port, port + 1, port + 2].map((p) => join(citusDir, `node-${p}`)),
     postgresDir: process.env.PG_DIR ?? join(process.cwd(), ".data", "postgres"),
   };
-}
-
-/** Loads the bench data (bench/data.ts) unless the database holds exactly that much already. */
-async function ensureData(url: string, subscribers: number, notifications: number, log: (line: string) => void) {
-  const opened = await openStore({ databaseUrl: url, totalCountCap: 50_000 });
-  const { rows } = await sql<{ subscribers: number; notifications: number }>`
-    SELECT (SELECT count(*)::int FROM subscribers) AS subscribers,
-           (SELECT count(*)::int FROM notifications) AS notifications`.execute(opened.store.db);
-  await opened.close();
-  if (rows[0]?.subscribers === subscribers && rows[0]?.notifications === notifications) return;
-  log(`Loading ${subscribers.toLocaleString("en")} + ${notifications.toLocaleString("en")} rows into ${url}`);
-  const args = ["--import", "tsx", "bench/data.ts", "--database-url", url, "--reset", "--scratch"];
-  run(process.execPath, [...args, "--subscribers", String(subscribers), "--notifications", String(notifications)]);
 }
 
 async function storeLatency(store: Store, shape: (store: Store, i: number) => Promise<unknown>, iterations: number) {
@@ -97,9 +144,7 @@ export async function measureCitus(
   log: (line: string) => void,
 ): Promise<CitusComparison> {
   const connections = 16;
-  const where = await databases();
-  await ensureData(where.postgres, options.subscribers, options.notifications, log);
-  await ensureData(where.citus, options.subscribers, options.notifications, log);
+  const where = await databases(options, log);
 
   const postgres = await openStore({ databaseUrl: where.postgres, totalCountCap: 50_000 });
   const citus = await openStore({ databaseUrl: where.citus, totalCountCap: 50_000 });
@@ -150,28 +195,23 @@ export async function measureCitus(
     const answered = { postgres: 0, citus: 0 };
     await closedLoop(servers.postgres.baseUrl, operation.request, { connections, seconds: 1, headers });
     await closedLoop(servers.citus.baseUrl, operation.request, { connections, seconds: 1, headers });
+    /** A closed loop against one server, with the CPU the given processes spent during it. */
+    const measured = async (baseUrl: string, readCpu: () => number[]) => {
+      const before = readCpu();
+      const loop = await closedLoop(baseUrl, operation.request, { connections, seconds: options.seconds, headers });
+      return { loop, cpu: readCpu().map((ms, i) => ms - (before[i] ?? 0)) };
+    };
     for (let repetition = 0; repetition < options.repetitions; repetition++) {
       // Interleaved, so that a noisy moment on the machine hits both alike.
-      let before = cpuOf.postgres();
-      const onPostgres = await closedLoop(servers.postgres.baseUrl, operation.request, {
-        connections,
-        seconds: options.seconds,
-        headers,
-      });
-      cpu.postgres += cpuOf.postgres() - before;
-      answered.postgres += onPostgres.ok;
-      runs.postgres.push(Math.round(onPostgres.requestsPerSecond));
-      before = cpuOf.coordinator();
-      const workersBefore = cpuOf.workers();
-      const onCitus = await closedLoop(servers.citus.baseUrl, operation.request, {
-        connections,
-        seconds: options.seconds,
-        headers,
-      });
-      cpu.coordinator += cpuOf.coordinator() - before;
-      cpu.workers += cpuOf.workers() - workersBefore;
-      answered.citus += onCitus.ok;
-      runs.citus.push(Math.round(onCitus.requestsPerSecond));
+      const onPostgres = await measured(servers.postgres.baseUrl, () => [cpuOf.postgres()]);
+      cpu.postgres += onPostgres.cpu[0] ?? 0;
+      answered.postgres += onPostgres.loop.ok;
+      runs.postgres.push(Math.round(onPostgres.loop.requestsPerSecond));
+      const onCitus = await measured(servers.citus.baseUrl, () => [cpuOf.coordinator(), cpuOf.workers()]);
+      cpu.coordinator += onCitus.cpu[0] ?? 0;
+      cpu.workers += onCitus.cpu[1] ?? 0;
+      answered.citus += onCitus.loop.ok;
+      runs.citus.push(Math.round(onCitus.loop.requestsPerSecond));
     }
     const perRequest = (ms: number, requests: number) => Math.round((ms / Math.max(requests, 1)) * 1000) / 1000;
     const entry = {
@@ -255,17 +295,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     log,
   );
   const file = writeCitus(comparison);
-  const { evaluateTargets, renderMarkdown } = await import("./report.js");
-  const full = readdirSync("bench/results")
-    .filter((name) => /^\d{4}-\d{2}-\d{2}\.json$/.test(name))
-    .sort()
-    .at(-1);
-  if (full) {
-    const path = join("bench/results", full);
-    const latest = JSON.parse(readFileSync(path, "utf8"));
+  rerenderResults("bench", (latest) => {
     latest.citus = comparison;
-    latest.targets = evaluateTargets(latest);
-    writeFileSync("bench/RESULTS.md", renderMarkdown(latest, path));
-  }
+  });
   log(`Wrote ${file} and bench/RESULTS.md`);
 }

@@ -1,17 +1,18 @@
 /**
  * Graceful overload on the embedded default, side by side in one run: `npm start` (PGlite with the demo data) with
- * PGlite on its worker thread (the default) and on the server's own thread (PGLITE_THREAD=false, as before 0.4).
+ * PGlite on its worker thread (the default) and on the server's own thread (PGLITE_THREAD=false, as before 0.3.0).
  * Each: cheap requests (list, get, search without filters, in turn) at a fixed rate alone, then beside list searches
  * (`search=`, an expensive request: admission gives it few turns) sent at three times what the server answers of them.
  *   npm run bench:overload -- [--seconds 10] [--rate 50]   writes bench/results/overload-embedded-<date>.json and
  *   bench/RESULTS.md's section (re-rendered from the latest full run); `npm run bench` measures it too
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { startServerProcess } from "../scripts/processes.js";
 import { exitWithUsageIfAsked } from "../scripts/usage.js";
+import { latestCitus } from "./citus.js";
 import { type EmbeddedOverload, measureOverload } from "./overload.js";
+import { rerenderResults } from "./report.js";
 import type { HttpRequest } from "./shapes.js";
 
 export async function measureEmbeddedOverload(
@@ -79,17 +80,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const file = `bench/results/overload-embedded-${measuredAt.slice(0, 10)}.json`;
   writeFileSync(file, `${JSON.stringify({ measuredAt, node: process.version, results }, null, 2)}\n`);
   // RESULTS.md again, from the latest full run with this measurement in it.
-  const { evaluateTargets, renderMarkdown } = await import("./report.js");
-  const full = readdirSync("bench/results")
-    .filter((name) => /^\d{4}-\d{2}-\d{2}\.json$/.test(name))
-    .sort()
-    .at(-1);
-  if (full && existsSync(join("bench/results", full))) {
-    const path = join("bench/results", full);
-    const latest = JSON.parse(readFileSync(path, "utf8"));
+  rerenderResults("bench", (latest) => {
     latest.embeddedOverload = { measuredAt, node: process.version, results };
-    latest.targets = evaluateTargets(latest);
-    writeFileSync("bench/RESULTS.md", renderMarkdown(latest, path));
-  }
+    latest.citus ??= latestCitus();
+  });
   log(`Wrote ${file} and bench/RESULTS.md`);
 }

@@ -1,5 +1,7 @@
 /** The benchmark's results: their shape, the targets they are judged by, and the markdown table of RESULTS.md. */
 
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { cpuCategories } from "./cpu.js";
 import type { StatementPlan } from "./explain.js";
 import type { IngestTable } from "./ingest.js";
@@ -94,6 +96,23 @@ export interface BenchResults {
   /** The server on Citus beside single-node PostgreSQL, on the same data (citus.ts). */
   citus?: CitusComparison | undefined;
   targets: TargetResult[];
+}
+
+/**
+ * RESULTS.md again, from the latest full run (`<dir>/results/<date>.json`) with a newer measurement of one of its
+ * sections (`npm run bench:overload`, `npm run bench:citus`); nothing when there is no full run.
+ */
+export function rerenderResults(dir: string, update: (latest: BenchResults) => void): void {
+  const full = readdirSync(join(dir, "results"))
+    .filter((name) => /^\d{4}-\d{2}-\d{2}\.json$/.test(name))
+    .sort()
+    .at(-1);
+  if (!full) return;
+  const path = join(dir, "results", full);
+  const latest = JSON.parse(readFileSync(path, "utf8")) as BenchResults;
+  update(latest);
+  latest.targets = evaluateTargets(latest);
+  writeFileSync(join(dir, "RESULTS.md"), renderMarkdown(latest, path));
 }
 
 /** The throughput table's columns: the headline ones run on Node 24, the current LTS. */
@@ -384,7 +403,7 @@ export function renderMarkdown(results: BenchResults, file: string): string {
     lines.push(
       `## Store level (PGlite, ${number(results.pglite.subscribers)} subscribers, ${number(results.pglite.notifications)} notifications)`,
       "",
-      "The embedded default, for comparison (measured in the run named above). Since 0.4 the server runs PGlite on a worker thread, so these milliseconds no longer stop it from answering other requests (see the overload on the embedded default below).",
+      "The embedded default, for comparison (measured in the run named above). Since 0.3.0 the server runs PGlite on a worker thread, so these milliseconds no longer stop it from answering other requests (see the overload on the embedded default below).",
       "",
       row(["Shape", "p50", "p90", "p99"]),
       row(["---", "---:", "---:", "---:"]),
@@ -481,7 +500,7 @@ function renderEmbeddedOverload(embedded: NonNullable<BenchResults["embeddedOver
   const lines = [
     `## Overload on the embedded default (\`npm start\`: PGlite with the demo data, ${embedded.node})`,
     "",
-    `Measured ${embedded.measuredAt.slice(0, 16).replace("T", " ")} UTC by \`npm run bench:overload\` (or \`npm run bench\`), one server after the other: PGlite on its worker thread (the default) and on the server's own thread (\`PGLITE_THREAD=false\`, how every version before 0.4 ran it). Cheap requests (list, get, search without filters, in turn) at a fixed rate, alone, then beside list searches (\`search=\`, expensive: admission gives them a quarter of the turns) at three times what that server answered 200 in a closed loop of 16 connections. Milliseconds from the moment each request was due.`,
+    `Measured ${embedded.measuredAt.slice(0, 16).replace("T", " ")} UTC by \`npm run bench:overload\` (or \`npm run bench\`), one server after the other: PGlite on its worker thread (the default) and on the server's own thread (\`PGLITE_THREAD=false\`, how every version before 0.3.0 ran it). Cheap requests (list, get, search without filters, in turn) at a fixed rate, alone, then beside list searches (\`search=\`, expensive: admission gives them a quarter of the turns) at three times what that server answered 200 in a closed loop of 16 connections. Milliseconds from the moment each request was due.`,
     "",
     row(["PGlite on", "Run", "p50", "p90", "p99", "max", "Answers"]),
     row(["---", "---", "---:", "---:", "---:", "---:", "---"]),
