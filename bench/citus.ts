@@ -10,7 +10,7 @@
  * measures it too where the Citus source is at hand.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { sql } from "kysely";
@@ -21,7 +21,7 @@ import { exitWithUsageIfAsked } from "../scripts/usage.js";
 import { openStore, type Store } from "../server/store/store.js";
 import { benchContext } from "./context.js";
 import { serverCpuMs } from "./cpu.js";
-import { type CitusComparison, rerenderResults } from "./report.js";
+import { type CitusComparison, latestSection, rerenderResults } from "./report.js";
 import { benchShapes, type HttpRequest } from "./shapes.js";
 import { median, summarize } from "./stats.js";
 import { closedLoop } from "./throughput.js";
@@ -252,12 +252,7 @@ export async function measureCitus(
 
 /** The latest comparison written by a run, for RESULTS.md. */
 export function latestCitus(dir = "bench/results"): CitusComparison | undefined {
-  if (!existsSync(dir)) return undefined;
-  const latest = readdirSync(dir)
-    .filter((name) => /^citus-\d{4}-\d{2}-\d{2}\.json$/.test(name))
-    .sort()
-    .at(-1);
-  return latest ? (JSON.parse(readFileSync(join(dir, latest), "utf8")) as CitusComparison) : undefined;
+  return latestSection<CitusComparison>(dir, "citus-");
 }
 
 export function writeCitus(comparison: CitusComparison, dir = "bench/results"): string {

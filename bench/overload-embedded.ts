@@ -10,7 +10,6 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { startServerProcess } from "../scripts/processes.js";
 import { exitWithUsageIfAsked } from "../scripts/usage.js";
-import { latestCitus } from "./citus.js";
 import { type EmbeddedOverload, measureOverload } from "./overload.js";
 import { rerenderResults } from "./report.js";
 import type { HttpRequest } from "./shapes.js";
@@ -82,7 +81,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   // RESULTS.md again, from the latest full run with this measurement in it.
   rerenderResults("bench", (latest) => {
     latest.embeddedOverload = { measuredAt, node: process.version, results };
-    latest.citus ??= latestCitus();
   });
   log(`Wrote ${file} and bench/RESULTS.md`);
 }

@@ -1,6 +1,6 @@
 /** The benchmark's results: their shape, the targets they are judged by, and the markdown table of RESULTS.md. */
 
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cpuCategories } from "./cpu.js";
 import type { StatementPlan } from "./explain.js";
@@ -98,19 +98,39 @@ export interface BenchResults {
   targets: TargetResult[];
 }
 
-/**
- * RESULTS.md again, from the latest full run (`<dir>/results/<date>.json`) with a newer measurement of one of its
- * sections (`npm run bench:overload`, `npm run bench:citus`); nothing when there is no full run.
- */
-export function rerenderResults(dir: string, update: (latest: BenchResults) => void): void {
-  const full = readdirSync(join(dir, "results"))
-    .filter((name) => /^\d{4}-\d{2}-\d{2}\.json$/.test(name))
+/** The newest `<prefix><date>.json` under `dir` (a section measured alone: `overload-embedded-`, `citus-`), if any. */
+export function latestSection<T>(dir: string, prefix: string): T | undefined {
+  if (!existsSync(dir)) return undefined;
+  const pattern = new RegExp(`^${prefix}\\d{4}-\\d{2}-\\d{2}\\.json$`);
+  const latest = readdirSync(dir)
+    .filter((name) => pattern.test(name))
     .sort()
     .at(-1);
+  return latest ? (JSON.parse(readFileSync(join(dir, latest), "utf8")) as T) : undefined;
+}
+
+/**
+ * RESULTS.md again, from the latest full run (`<dir>/results/<date>.json`) with a newer measurement of one of its
+ * sections (`npm run bench:overload`, `npm run bench:citus`); the sections measured alone that the full run lacks come
+ * from their latest files, so that re-rendering one keeps the other. Nothing when there is no full run.
+ */
+export function rerenderResults(dir: string, update: (latest: BenchResults) => void): void {
+  const results = join(dir, "results");
+  const full = existsSync(results)
+    ? readdirSync(results)
+        .filter((name) => /^\d{4}-\d{2}-\d{2}\.json$/.test(name))
+        .sort()
+        .at(-1)
+    : undefined;
   if (!full) return;
-  const path = join(dir, "results", full);
+  const path = join(results, full);
   const latest = JSON.parse(readFileSync(path, "utf8")) as BenchResults;
   update(latest);
+  latest.embeddedOverload ??= latestSection<NonNullable<BenchResults["embeddedOverload"]>>(
+    results,
+    "overload-embedded-",
+  );
+  latest.citus ??= latestSection<CitusComparison>(results, "citus-");
   latest.targets = evaluateTargets(latest);
   writeFileSync(join(dir, "RESULTS.md"), renderMarkdown(latest, path));
 }
