@@ -143,20 +143,81 @@ export class SubstringFilter {
     return this.statistics;
   }
 
+  /** The gram statistics in use (read now and then): per gram index, its most common grams with their shares. */
+  gramFrequencies(): Promise<GramFrequencies> {
+    return this.read();
+  }
+
   private async load(): Promise<GramFrequencies> {
     const { rows } = await sql<{ index: string; grams: string[]; frequencies: number[] }>`
       SELECT s.tablename AS index, s.most_common_elems::text::text[] AS grams, s.most_common_elem_freqs AS frequencies
       FROM pg_stats s
       WHERE s.tablename IN (${sql.join(substringIndexes)}) AND s.most_common_elems IS NOT NULL`.execute(this.db);
+    if (rows.length === 0 && (await this.distributed())) return this.loadFromShards();
     const out: GramFrequencies = new Map();
-    for (const row of rows) {
-      const frequencies = new Map<string, number>();
-      // most_common_elem_freqs ends with the minimum, the maximum and the null share: three more than the grams.
-      row.grams.forEach((gram, i) => {
-        frequencies.set(gram, Number(row.frequencies[i]));
-      });
-      out.set(row.index, frequencies);
+    for (const row of rows) out.set(row.index, gramShares(row.grams, row.frequencies));
+    return out;
+  }
+
+  /** Whether subscribers is a Citus distributed table, whose statistics are the shards' on the workers. */
+  private async distributed(): Promise<boolean> {
+    const { rows } = await sql<{ distributed: boolean }>`
+      SELECT to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL AS distributed`.execute(this.db);
+    if (!rows[0]?.distributed) return false;
+    const partition = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM pg_dist_partition WHERE logicalrelid = 'subscribers'::regclass`.execute(this.db);
+    return (partition.rows[0]?.n ?? 0) > 0;
+  }
+
+  /**
+   * On Citus: every shard's gram statistics (a shard's index is named after the index and the shard's number), each
+   * gram's share (of the rows with a value) averaged over the shards weighted by their rows with a value, so that a
+   * term is common or rare as it is over the whole table, as on a single node. A gram a shard does not list counts as
+   * none of that shard's rows.
+   */
+  private async loadFromShards(): Promise<GramFrequencies> {
+    const indexes = `ARRAY[${substringIndexes.map((index) => `'${index}'`).join(", ")}]`;
+    const command = `SELECT coalesce(json_agg(json_build_object('index', i.name, 'rows', c.reltuples * (1 - s.null_frac),
+        'grams', s.most_common_elems::text::text[], 'frequencies', s.most_common_elem_freqs)), '[]')
+      FROM unnest(${indexes}) AS i(name)
+      JOIN pg_stats s ON s.tablename = i.name || '_' || substring('%s' from '[0-9]+$')
+      JOIN pg_class c ON c.relname = s.tablename
+      WHERE s.most_common_elems IS NOT NULL`;
+    const { rows } = await sql<{ success: boolean; result: string }>`
+      SELECT success, result FROM run_command_on_shards('subscribers', ${command})`.execute(this.db);
+    const totals = new Map<string, { rows: number; grams: Map<string, number> }>();
+    for (const shard of rows) {
+      if (!shard.success) continue;
+      const stats = JSON.parse(shard.result) as {
+        index: string;
+        rows: number;
+        grams: string[];
+        frequencies: number[];
+      }[];
+      for (const stat of stats) {
+        const total = totals.get(stat.index) ?? { rows: 0, grams: new Map<string, number>() };
+        total.rows += Math.max(stat.rows, 0);
+        for (const [gram, share] of gramShares(stat.grams, stat.frequencies)) {
+          total.grams.set(gram, (total.grams.get(gram) ?? 0) + share * Math.max(stat.rows, 0));
+        }
+        totals.set(stat.index, total);
+      }
+    }
+    const out: GramFrequencies = new Map();
+    for (const [index, total] of totals) {
+      if (total.rows <= 0) continue;
+      out.set(index, new Map([...total.grams].map(([gram, rows]) => [gram, rows / total.rows])));
     }
     return out;
   }
+}
+
+/** A statistics row's grams with their shares: most_common_elem_freqs ends with the minimum, the maximum and the null
+ * share, three more than the grams. */
+function gramShares(grams: string[], frequencies: number[]): Map<string, number> {
+  const shares = new Map<string, number>();
+  grams.forEach((gram, i) => {
+    shares.set(gram, Number(frequencies[i]));
+  });
+  return shares;
 }

@@ -4,13 +4,14 @@
  * return exactly the rows that `ILIKE '%term%'` over the original columns returns, whichever way the store reaches
  * them: the rarest grams (or a two-character term's own 2-gram) with the gram statistics, every term as common (LIKE
  * alone), or every term as rare (grams always). A lone term of up to three characters is counted by its kept count.
+ * The statistics are the database's, on Citus read from the shards.
  */
 import fc from "fast-check";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { likeContains } from "../../server/store/sql-helpers.js";
 import { Store } from "../../server/store/store.js";
-import { rarestGrams, termGrams } from "../../server/store/substring-filter.js";
+import { gramIndexes, rarestGrams, SubstringFilter, termGrams } from "../../server/store/substring-filter.js";
 import { drivers } from "../support/databases.js";
 import { firstPageQuery } from "../support/expect-subscribers.js";
 import { fuzzParameters } from "../support/fuzz-budget.js";
@@ -165,6 +166,18 @@ describe.each(drivers)("substring filters against a plain ILIKE scan (%s)", (dri
       );
     },
   );
+
+  it("reads the gram statistics that ANALYZE wrote (on Citus, every shard's, weighted by its rows)", async () => {
+    const frequencies = await new SubstringFilter(server.store.db).gramFrequencies();
+    const email = frequencies.get(gramIndexes.email);
+    expect(email?.size, "the e-mail gram index's most common grams").toBeGreaterThan(0);
+    // The most common gram's share is the share of every environment's rows with an e-mail that hold it.
+    const [gram, share] = [...(email ?? [])].sort((a, b) => b[1] - a[1])[0] as [string, number];
+    const { rows } = await sql<{ share: number }>`
+      SELECT avg((email_search LIKE ${likeContains(gram)})::int)::float8 AS share
+      FROM subscribers WHERE email_search IS NOT NULL`.execute(server.store.db);
+    expect(share, `the share of rows holding "${gram}"`).toBeCloseTo(rows[0]?.share ?? 0, 1);
+  });
 
   it("asks the index for the rarest grams that do not overlap, and for overlapping ones only to fill up", () => {
     const grams = termGrams("Addison.T");
