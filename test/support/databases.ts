@@ -3,14 +3,19 @@ import pg from "pg";
 import { createCitusDatabase, dropCitusDatabase } from "../../scripts/citus-database.js";
 import { type OpenedStore, openStore, type Store } from "../../server/store/store.js";
 
-/**
- * PGlite always; PostgreSQL too when TEST_DATABASE_URL names a server (`.ci/run` starts one). With CITUS=on that server
- * is a Citus coordinator, whose workers TEST_CITUS_WORKERS names (test/global-setup.ts starts the three).
- */
-export const drivers: ("pglite" | "postgres")[] = process.env.TEST_DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
-
 /** Whether the PostgreSQL of this run is a Citus cluster. */
 export const onCitus = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_CITUS_WORKERS);
+
+/**
+ * PGlite always; PostgreSQL too when TEST_DATABASE_URL names a server (`.ci/run` starts one). With CITUS=on that server
+ * is a Citus coordinator, whose workers TEST_CITUS_WORKERS names (test/global-setup.ts starts the three), and the
+ * suites run on it alone: `npm test` has run them on PGlite already.
+ */
+export const drivers: ("pglite" | "postgres")[] = onCitus
+  ? ["postgres"]
+  : process.env.TEST_DATABASE_URL
+    ? ["pglite", "postgres"]
+    : ["pglite"];
 
 /** A new, empty database on the TEST_DATABASE_URL server (on each node of a Citus cluster), and a function that drops it. */
 export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
