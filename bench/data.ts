@@ -12,7 +12,7 @@ import { sql } from "kysely";
 import { exitWithUsageIfAsked } from "../scripts/usage.js";
 import { defaultDemoOptions } from "../server/demo/generate.js";
 import { type LoadProgress, loadDemo } from "../server/demo/load.js";
-import { hasCitus } from "../server/store/migrate.js";
+import { hasCitus } from "../server/store/citus-shards.js";
 import { openStore, type Store } from "../server/store/store.js";
 import { benchDatabaseUrl, defaultPgliteDir } from "./database.js";
 import { writeLoadResult } from "./load-results.js";

@@ -5,8 +5,13 @@
  */
 import pg from "pg";
 
+interface Node {
+  host: string;
+  port: number;
+}
+
 /** host:port,host:port, as `scripts/citus.sh workers` prints them. */
-export function parseWorkers(workers: string): { host: string; port: number }[] {
+export function parseWorkers(workers: string): Node[] {
   return workers.split(",").map((worker) => {
     const [host, port] = worker.trim().split(":");
     return { host: host as string, port: Number(port) };
@@ -19,6 +24,12 @@ function urlOf(base: string, host: string, port: number, database: string): stri
   url.port = String(port);
   url.pathname = `/${database}`;
   return url.toString();
+}
+
+/** The coordinator (first) and the workers, where a database of the cluster must be made and dropped. */
+function clusterNodes(coordinatorUrl: string, workers: string): [Node, ...Node[]] {
+  const coordinator = new URL(coordinatorUrl);
+  return [{ host: coordinator.hostname, port: Number(coordinator.port) }, ...parseWorkers(workers)];
 }
 
 async function run(url: string, statements: string[]): Promise<void> {
@@ -38,25 +49,23 @@ export async function createCitusDatabase(
   name: string,
   options: { shardCount?: number } = {},
 ): Promise<string> {
-  const coordinator = new URL(coordinatorUrl);
-  const nodes = [{ host: coordinator.hostname, port: Number(coordinator.port) }, ...parseWorkers(workers)];
+  const nodes = clusterNodes(coordinatorUrl, workers);
+  const [coordinator, ...workerNodes] = nodes;
   for (const node of nodes) {
     await run(urlOf(coordinatorUrl, node.host, node.port, "postgres"), [`CREATE DATABASE ${name}`]);
     await run(urlOf(coordinatorUrl, node.host, node.port, name), ["CREATE EXTENSION citus"]);
   }
-  const url = urlOf(coordinatorUrl, coordinator.hostname, Number(coordinator.port), name);
+  const url = urlOf(coordinatorUrl, coordinator.host, coordinator.port, name);
   await run(url, [
-    `SELECT citus_set_coordinator_host('${coordinator.hostname}', ${coordinator.port})`,
-    ...parseWorkers(workers).map((worker) => `SELECT citus_add_node('${worker.host}', ${worker.port})`),
+    `SELECT citus_set_coordinator_host('${coordinator.host}', ${coordinator.port})`,
+    ...workerNodes.map((worker) => `SELECT citus_add_node('${worker.host}', ${worker.port})`),
     ...(options.shardCount ? [`ALTER DATABASE ${name} SET citus.shard_count = ${options.shardCount}`] : []),
   ]);
   return url;
 }
 
 export async function dropCitusDatabase(coordinatorUrl: string, workers: string, name: string): Promise<void> {
-  const coordinator = new URL(coordinatorUrl);
-  const nodes = [{ host: coordinator.hostname, port: Number(coordinator.port) }, ...parseWorkers(workers)];
-  for (const node of nodes) {
+  for (const node of clusterNodes(coordinatorUrl, workers)) {
     const admin = urlOf(coordinatorUrl, node.host, node.port, "postgres");
     // Citus's maintenance daemon, a background worker that FORCE does not end, may be connecting to it again.
     for (let attempt = 1; ; attempt++) {

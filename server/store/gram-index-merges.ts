@@ -9,7 +9,7 @@
  * each merge finds less to do.
  */
 import { type Kysely, sql } from "kysely";
-import { hasCitus } from "./migrate.js";
+import { hasCitus, shardIndexName } from "./citus-shards.js";
 import type { Database } from "./schema.js";
 import { substringIndexes } from "./substring-filter.js";
 
@@ -29,7 +29,7 @@ export async function mergeGramIndexes(db: Kysely<Database>): Promise<number> {
   }
   if (await citus) {
     const merges = substringIndexes
-      .map((index) => `gin_clean_pending_list(('${index}_' || substring('%1$s' from '_([0-9]+)$'))::regclass)`)
+      .map((index) => `gin_clean_pending_list((${shardIndexName(`'${index}'`)})::regclass)`)
       .join(" + ");
     const { rows } = await sql<{ pages: string }>`
       SELECT coalesce(sum(result::bigint), 0) AS pages

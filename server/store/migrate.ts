@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { type Kysely, sql } from "kysely";
+import { hasCitus } from "./citus-shards.js";
 import type { Database } from "./schema.js";
 import { sqlStatements } from "./sql-statements.js";
 
@@ -25,13 +26,6 @@ function sqlFiles(dir: URL): string[] {
 }
 // Any fixed number: server processes starting together on one PostgreSQL migrate one at a time.
 const migrationLock = 724_511_001;
-
-/** Whether the database is a Citus coordinator: the citus extension is installed in it. */
-export async function hasCitus(db: Kysely<Database>): Promise<boolean> {
-  const { rows } = await sql<{ citus: boolean }>`
-    SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus`.execute(db);
-  return rows[0]?.citus === true;
-}
 
 /**
  * Applies the SQL files in migrations/ that have not run yet, in name order, each in its own transaction; then, on a

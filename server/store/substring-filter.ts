@@ -5,6 +5,7 @@
  * Which grams are chosen changes only the speed, never the rows: the SQL keeps only grams of the term itself.
  */
 import { type Expression, type Kysely, type SqlBool, sql } from "kysely";
+import { hasCitus, shardIndexName } from "./citus-shards.js";
 import type { Database } from "./schema.js";
 import { likeContains } from "./sql-helpers.js";
 
@@ -153,20 +154,11 @@ export class SubstringFilter {
       SELECT s.tablename AS index, s.most_common_elems::text::text[] AS grams, s.most_common_elem_freqs AS frequencies
       FROM pg_stats s
       WHERE s.tablename IN (${sql.join(substringIndexes)}) AND s.most_common_elems IS NOT NULL`.execute(this.db);
-    if (rows.length === 0 && (await this.distributed())) return this.loadFromShards();
+    // On a Citus coordinator (whose migrations distribute the tables) the statistics are the shards', on the workers.
+    if (rows.length === 0 && (await hasCitus(this.db))) return this.loadFromShards();
     const out: GramFrequencies = new Map();
     for (const row of rows) out.set(row.index, gramShares(row.grams, row.frequencies));
     return out;
-  }
-
-  /** Whether subscribers is a Citus distributed table, whose statistics are the shards' on the workers. */
-  private async distributed(): Promise<boolean> {
-    const { rows } = await sql<{ distributed: boolean }>`
-      SELECT to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL AS distributed`.execute(this.db);
-    if (!rows[0]?.distributed) return false;
-    const partition = await sql<{ n: number }>`
-      SELECT count(*)::int AS n FROM pg_dist_partition WHERE logicalrelid = 'subscribers'::regclass`.execute(this.db);
-    return (partition.rows[0]?.n ?? 0) > 0;
   }
 
   /**
@@ -180,7 +172,7 @@ export class SubstringFilter {
     const command = `SELECT coalesce(json_agg(json_build_object('index', i.name, 'rows', c.reltuples * (1 - s.null_frac),
         'grams', s.most_common_elems::text::text[], 'frequencies', s.most_common_elem_freqs)), '[]')
       FROM unnest(${indexes}) AS i(name)
-      JOIN pg_stats s ON s.tablename = i.name || '_' || substring('%s' from '[0-9]+$')
+      JOIN pg_stats s ON s.tablename = ${shardIndexName("i.name")}
       JOIN pg_class c ON c.relname = s.tablename
       WHERE s.most_common_elems IS NOT NULL`;
     const { rows } = await sql<{ success: boolean; result: string }>`
