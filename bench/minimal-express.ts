@@ -1,6 +1,7 @@
 /**
  * The "minimal Express" column: a plain Express 5 app doing exactly the database work the server does for each
- * operation (the same store calls, so the same statements, prepared the same way, over a pool of the same settings)
+ * operation (the same store calls, so the same statements, prepared the same way, over a pool of the same settings,
+ * and the same bound on stored PATCH answers)
  * and sending the same bodies, with nothing else: no authentication (one fixed environment), no validation, no request
  * rules, no logging, no security headers. The gap between it and the server is the server's own request pipeline.
  * Usage: tsx bench/minimal-express.ts <environmentId>   (DATABASE_URL and the pool settings as the server's; prints "API <url>")
@@ -16,7 +17,10 @@ const environmentId = process.argv[2] as string;
 const config = loadConfig();
 const opened = await openStore({ ...config, databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 const { store } = opened;
-const idempotency = new DatabaseIdempotencyStore(store);
+// The server's bound on stored answers too: applying it is database work the server does for PATCHes.
+const idempotency = new DatabaseIdempotencyStore(store, {
+  maxBytesPerEnvironment: config.idempotencyMaxBytesPerEnvironment,
+});
 
 /** The query as the server's handlers get it once validated: numbers as numbers, lists as lists, the defaults set. */
 function query(raw: Record<string, unknown>, numbers: string[], lists: string[], defaults: Record<string, unknown>) {

@@ -186,6 +186,18 @@ const embeddedOverload = {
 const patchShape = shapeById("patch.data");
 let aloneKeys = 0;
 /** Each operation of the throughput table: its HTTP request, and the store's work for it (the "PostgreSQL alone" column). */
+/** One idempotency store per store the PATCHes run on, bounded as the server's (its bound counts what was saved). */
+const aloneIdempotencyStores = new Map<Store, DatabaseIdempotencyStore>();
+const aloneIdempotency = (store: Store) => {
+  let found = aloneIdempotencyStores.get(store);
+  if (!found) {
+    found = new DatabaseIdempotencyStore(store, {
+      maxBytesPerEnvironment: serverConfig.idempotencyMaxBytesPerEnvironment,
+    });
+    aloneIdempotencyStores.set(store, found);
+  }
+  return found;
+};
 const operations: {
   name: string;
   request: (i: number) => HttpRequest;
@@ -209,11 +221,12 @@ const operations: {
   {
     name: "patch",
     request: patchShape.http,
-    // As the server runs a PATCH with an Idempotency-Key: one transaction with the key's lock and record.
+    // As the server runs a PATCH with an Idempotency-Key: one transaction with the key's lock and record, and the
+    // server's bound on the stored answers applied as the server applies it.
     store: (store, i) => {
       const { path, body } = patchShape.http(i);
       return runIdempotently(
-        new DatabaseIdempotencyStore(store),
+        aloneIdempotency(store),
         {
           scope: ctx.environmentId,
           // A new key on every call: each repetition counts i from 0 again, and a reused key with another body

@@ -14,17 +14,19 @@ export interface StorageBound {
 }
 
 /**
- * How often the bound is applied: after this share of it has been saved in an environment by this process (or 100
- * answers), so that a flood of large answers is cut back within a twentieth of the bound, at one query per batch.
+ * How often the bound is applied: after this share of it has been saved in an environment by this process, so that a
+ * flood of answers is cut back within a twentieth of the bound (per process). Applying it reads every answer the
+ * environment keeps, as many as fit in the bound; counted in bytes, that read costs about twenty rows per answer saved
+ * whatever their size. (A check every hundred answers as well cost an environment at a 50 MB bound of small answers
+ * some 750 rows read per PATCH: bench/ANALYSIS.md.)
  */
 const checkEveryShare = 1 / 20;
-const checkEveryAnswers = 100;
 
 export class DatabaseIdempotencyStore implements IdempotencyStore<Store> {
   private readonly store: Store;
   private readonly bound: StorageBound | undefined;
-  /** Per environment: bytes and answers saved since its bound was last applied. */
-  private readonly unchecked = new Map<string, { bytes: number; answers: number }>();
+  /** Per environment: bytes saved since its bound was last applied. */
+  private readonly unchecked = new Map<string, number>();
 
   constructor(store: Store, bound?: StorageBound) {
     this.store = store;
@@ -55,12 +57,10 @@ export class DatabaseIdempotencyStore implements IdempotencyStore<Store> {
 
   private async applyBound(environmentId: string, savedBytes: number): Promise<void> {
     if (!this.bound) return;
-    const count = this.unchecked.get(environmentId) ?? { bytes: 0, answers: 0 };
-    count.bytes += savedBytes;
-    count.answers += 1;
+    const unchecked = (this.unchecked.get(environmentId) ?? 0) + savedBytes;
     const { maxBytesPerEnvironment, onDeleted } = this.bound;
-    if (count.bytes < maxBytesPerEnvironment * checkEveryShare && count.answers < checkEveryAnswers) {
-      this.unchecked.set(environmentId, count);
+    if (unchecked < maxBytesPerEnvironment * checkEveryShare) {
+      this.unchecked.set(environmentId, unchecked);
       return;
     }
     this.unchecked.delete(environmentId);

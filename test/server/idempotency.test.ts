@@ -1,5 +1,5 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ErrorDto, Subscriber, ValidationErrorDto } from "../../generated/schema.js";
 import type { SubscriberRow } from "../../server/store/rows.js";
 import { drivers } from "../support/databases.js";
@@ -239,5 +239,33 @@ describe.each(drivers)("the bound on an environment's stored answers (%s)", (dri
     );
     expect(oldest.status).toBe(200);
     expect(oldest.headers.get("idempotency-replay")).toBeNull();
+  });
+});
+
+describe.each(drivers)("the cost of the bound on stored answers (%s)", (driver) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    // The default bound (50 MB): small answers fill a twentieth of it only after thousands of PATCHes.
+    server = await startTestServer({ driver });
+  });
+  afterAll(() => server?.close());
+
+  it("is applied once per twentieth of the bound saved, not every so many answers however small they are", async () => {
+    // Applying the bound reads every answer the environment stores (up to 50 MB of them): doing it after every hundred
+    // small answers cost an environment at its bound hundreds of rows read per PATCH.
+    const bounding = vi.spyOn(server.store.idempotency, "keepNewestWithin");
+    const subscriber = server.production.subscribers.find((s) => !s.deleted) as SubscriberRow;
+    const path = `/v2/subscribers/${encodeURIComponent(subscriber.subscriber_id)}`;
+    let savedBytes = 0;
+    for (let i = 0; i < 250; i++) {
+      const answer = await server.request(
+        path,
+        jsonPatch({ data: { n: i } }, { "idempotency-key": `cost-${driver}-${i}` }),
+      );
+      expect(answer.status).toBe(200);
+      savedBytes += Buffer.byteLength(await answer.text());
+    }
+    expect(savedBytes).toBeLessThan((50 * 1024 * 1024) / 20);
+    expect(bounding).not.toHaveBeenCalled();
   });
 });
