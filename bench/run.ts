@@ -185,7 +185,6 @@ const embeddedOverload = {
 
 const patchShape = shapeById("patch.data");
 let aloneKeys = 0;
-/** Each operation of the throughput table: its HTTP request, and the store's work for it (the "PostgreSQL alone" column). */
 /** One idempotency store per store the PATCHes run on, bounded as the server's (its bound counts what was saved). */
 const aloneIdempotencyStores = new Map<Store, DatabaseIdempotencyStore>();
 const aloneIdempotency = (store: Store) => {
@@ -198,6 +197,7 @@ const aloneIdempotency = (store: Store) => {
   }
   return found;
 };
+/** Each operation of the throughput table: its HTTP request, and the store's work for it (the "PostgreSQL alone" column). */
 const operations: {
   name: string;
   request: (i: number) => HttpRequest;
