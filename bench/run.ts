@@ -185,18 +185,8 @@ const embeddedOverload = {
 
 const patchShape = shapeById("patch.data");
 let aloneKeys = 0;
-/** One idempotency store per store the PATCHes run on, bounded as the server's (its bound counts what was saved). */
-const aloneIdempotencyStores = new Map<Store, DatabaseIdempotencyStore>();
-const aloneIdempotency = (store: Store) => {
-  let found = aloneIdempotencyStores.get(store);
-  if (!found) {
-    found = new DatabaseIdempotencyStore(store, {
-      maxBytesPerEnvironment: serverConfig.idempotencyMaxBytesPerEnvironment,
-    });
-    aloneIdempotencyStores.set(store, found);
-  }
-  return found;
-};
+/** The PostgreSQL-alone PATCHes' idempotency store, bounded as the server's: one, since its bound counts what was saved. */
+let aloneIdempotency: DatabaseIdempotencyStore | undefined;
 /** Each operation of the throughput table: its HTTP request, and the store's work for it (the "PostgreSQL alone" column). */
 const operations: {
   name: string;
@@ -225,8 +215,11 @@ const operations: {
     // server's bound on the stored answers applied as the server applies it.
     store: (store, i) => {
       const { path, body } = patchShape.http(i);
+      aloneIdempotency ??= new DatabaseIdempotencyStore(store, {
+        maxBytesPerEnvironment: serverConfig.idempotencyMaxBytesPerEnvironment,
+      });
       return runIdempotently(
-        aloneIdempotency(store),
+        aloneIdempotency,
         {
           scope: ctx.environmentId,
           // A new key on every call: each repetition counts i from 0 again, and a reused key with another body
