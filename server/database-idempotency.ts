@@ -18,7 +18,7 @@ export interface StorageBound {
  * flood of answers is cut back within a twentieth of the bound (per process). Applying it reads every answer the
  * environment keeps, as many as fit in the bound; counted in bytes, that read costs about twenty rows per answer saved
  * whatever their size. (A check every hundred answers as well cost an environment at a 50 MB bound of small answers
- * some 750 rows read per PATCH: bench/ANALYSIS.md.)
+ * some 640 rows read per PATCH, measured: bench/ANALYSIS.md.)
  */
 const checkEveryShare = 1 / 20;
 
