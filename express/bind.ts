@@ -27,8 +27,6 @@ export interface BindOptions<Transaction> {
       }
     | undefined;
   admission?: { turns: Admission; cost: CostOf } | undefined;
-  /** An error the app knows how to answer (a cancelled statement, say) as an ApiError; undefined for the others. */
-  translateError?: ((error: unknown) => ApiError | undefined) | undefined;
 }
 
 /**
@@ -129,12 +127,7 @@ export function bindOperation<K extends OperationId, Transaction>(
           : run(undefined);
       };
       const { admission } = options;
-      let outcome: Outcome;
-      try {
-        outcome = admission ? await admission.turns.run(admission.cost(id, input), work) : await work();
-      } catch (error) {
-        throw options.translateError?.(error) ?? error;
-      }
+      const outcome = admission ? await admission.turns.run(admission.cost(id, input), work) : await work();
       // The answer timeout may have answered 503 already; the work is done (and stored), the late answer is dropped.
       if (res.headersSent || outcome === abandoned) return;
       res.set(outcome.headers ?? {}).status(outcome.status);

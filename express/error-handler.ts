@@ -18,15 +18,22 @@ function send(res: Response, body: ErrorBody): void {
   res.type("application/json").send(JSON.stringify(body));
 }
 
-/** Answers every error in the documented shape; mount it last, after `notFound`. */
-export function errorHandler(logger: Logger = stderrLogger): ErrorRequestHandler {
+/**
+ * Answers every error in the documented shape; mount it last, after `notFound`. `translate` answers errors of the
+ * app's own that have a documented answer (a database that cannot be reached as 503), wherever they were thrown: in a
+ * handler, or in `authenticate`.
+ */
+export function errorHandler(
+  logger: Logger = stderrLogger,
+  translate?: ((error: unknown) => ApiError | undefined) | undefined,
+): ErrorRequestHandler {
   return (error, req, res, next) => {
     if (res.headersSent) return next(error);
     let apiError: ApiError | undefined;
     try {
-      if (error instanceof ApiError) apiError = error;
-      else if (typeof error?.type === "string") apiError = fromBodyParser(error);
-      else apiError = fromDecoding(error, req);
+      apiError = error instanceof ApiError ? error : translate?.(error);
+      if (!apiError && typeof error?.type === "string") apiError = fromBodyParser(error);
+      else if (!apiError) apiError = fromDecoding(error, req);
       if (!apiError && isValidatorError(error) && error.status < 500) apiError = fromValidator(error, req);
     } catch {
       apiError = undefined;

@@ -59,7 +59,10 @@ interface PipelineOptions<Transaction> {
    * Fastify routes); in a plain Express app, declaring the route before the router does the same.
    */
   passThrough?: readonly string[] | undefined;
-  /** Errors of yours that have a documented answer (a cancelled statement as 503, say): the ApiError, else undefined. */
+  /**
+   * Errors of yours that have a documented answer (a cancelled statement or a database that cannot be reached as 503,
+   * say), thrown by a handler or by `authenticate`: the ApiError, else undefined.
+   */
   translateError?: ((error: unknown) => ApiError | undefined) | undefined;
 }
 
@@ -152,7 +155,6 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
       turns: new Admission({ all: admission.all, expensive: admission.expensive ?? admission.all }),
       cost: admission.cost ?? (() => "cheap"),
     },
-    translateError: options.translateError,
   });
 
   const api = express.Router();
@@ -195,7 +197,7 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
     const id = operationOf(req);
     return id ? bound[id](req, res, next) : next();
   });
-  const answerError = errorHandler(logger);
+  const answerError = errorHandler(logger, options.translateError);
   api.use(answerError);
 
   // Only the contract's method-and-path pairs: the host's other routes, HEAD and OPTIONS stay the host's.

@@ -13,7 +13,7 @@ export const operationTable = {
     queryParameters: [],
     queryDefaults: {},
     pathExamples: {"notificationId":"66b7e1d0c3a2b1f0e9d8c7b6"},
-    examples: {"200":["NotificationCommentDigest"],"400":["BadRequestIdempotencyKeyTooLong"],"401":["UnauthorizedMissingHeader","UnauthorizedInvalidScheme","UnauthorizedEmptyKey","UnauthorizedKeyNotFound"],"404":["NotificationNotFound"],"414":["UriTooLong"],"422":["ValidationNotificationId"],"429":["TooManyRequests"],"500":["InternalServerError"],"503":["ServiceUnavailableBusy","ServiceUnavailableStatementTimeout","ServiceUnavailableAnswerTimeout"]},
+    examples: {"200":["NotificationCommentDigest"],"400":["BadRequestIdempotencyKeyTooLong"],"401":["UnauthorizedMissingHeader","UnauthorizedInvalidScheme","UnauthorizedEmptyKey","UnauthorizedKeyNotFound"],"404":["NotificationNotFound"],"414":["UriTooLong"],"422":["ValidationNotificationId"],"429":["TooManyRequests"],"500":["InternalServerError"],"503":["ServiceUnavailableBusy","ServiceUnavailableStatementTimeout","ServiceUnavailableAnswerTimeout","ServiceUnavailableDatabase","ServiceUnavailableStorageFull"]},
   },
   listNotifications: {
     operationId: "listNotifications",
@@ -25,7 +25,7 @@ export const operationTable = {
     queryParameters: ["channels","templates","emails","search","subscriberIds","severity","page","limit","transactionId","topicKey","after","before"],
     queryDefaults: {"page":0,"limit":10},
     pathExamples: {},
-    examples: {"200":["ListNotificationsFirstPage","ListNotificationsEmpty"],"400":["BadRequestDateRange","BadRequestIdempotencyKeyTooLong"],"401":["UnauthorizedMissingHeader","UnauthorizedInvalidScheme","UnauthorizedEmptyKey","UnauthorizedKeyNotFound"],"402":["PaymentRequiredRetention"],"414":["UriTooLong"],"422":["ValidationListQuery"],"429":["TooManyRequests"],"500":["InternalServerError"],"503":["ServiceUnavailableBusy","ServiceUnavailableStatementTimeout","ServiceUnavailableAnswerTimeout"]},
+    examples: {"200":["ListNotificationsFirstPage","ListNotificationsEmpty"],"400":["BadRequestDateRange","BadRequestIdempotencyKeyTooLong"],"401":["UnauthorizedMissingHeader","UnauthorizedInvalidScheme","UnauthorizedEmptyKey","UnauthorizedKeyNotFound"],"402":["PaymentRequiredRetention"],"414":["UriTooLong"],"422":["ValidationListQuery"],"429":["TooManyRequests"],"500":["InternalServerError"],"503":["ServiceUnavailableBusy","ServiceUnavailableStatementTimeout","ServiceUnavailableAnswerTimeout","ServiceUnavailableDatabase","ServiceUnavailableStorageFull"]},
   },
   patchSubscriber: {
     operationId: "patchSubscriber",
@@ -37,7 +37,7 @@ export const operationTable = {
     queryParameters: [],
     queryDefaults: {},
     pathExamples: {"subscriberId":"user-8421"},
-    examples: {"200":["SubscriberMayaPatel"],"400":["BadRequestMalformedJson","BadRequestIdempotencyKeyTooLong"],"401":["UnauthorizedMissingHeader","UnauthorizedInvalidScheme","UnauthorizedEmptyKey","UnauthorizedKeyNotFound"],"404":["SubscriberNotFound"],"409":["IdempotencyInFlight"],"413":["PayloadTooLarge"],"414":["UriTooLong"],"415":["UnsupportedMediaType"],"422":["ValidationPatchBody","IdempotencyKeyReused"],"429":["TooManyRequests"],"500":["InternalServerError"],"503":["ServiceUnavailableBusy","ServiceUnavailableStatementTimeout","ServiceUnavailableAnswerTimeout"]},
+    examples: {"200":["SubscriberMayaPatel"],"400":["BadRequestMalformedJson","BadRequestIdempotencyKeyTooLong"],"401":["UnauthorizedMissingHeader","UnauthorizedInvalidScheme","UnauthorizedEmptyKey","UnauthorizedKeyNotFound"],"404":["SubscriberNotFound"],"409":["IdempotencyInFlight"],"413":["PayloadTooLarge"],"414":["UriTooLong"],"415":["UnsupportedMediaType"],"422":["ValidationPatchBody","IdempotencyKeyReused"],"429":["TooManyRequests"],"500":["InternalServerError"],"503":["ServiceUnavailableBusy","ServiceUnavailableStatementTimeout","ServiceUnavailableAnswerTimeout","ServiceUnavailableDatabase","ServiceUnavailableStorageFull"]},
   },
   searchSubscribers: {
     operationId: "searchSubscribers",
@@ -49,7 +49,7 @@ export const operationTable = {
     queryParameters: ["after","before","limit","orderDirection","orderBy","includeCursor","email","name","phone","subscriberId"],
     queryDefaults: {"limit":10,"orderDirection":"DESC","orderBy":"_id","includeCursor":false},
     pathExamples: {},
-    examples: {"200":["SearchSubscribersFirstPage","SearchSubscribersEmpty"],"400":["BadRequestBothCursors","BadRequestIdempotencyKeyTooLong"],"401":["UnauthorizedMissingHeader","UnauthorizedInvalidScheme","UnauthorizedEmptyKey","UnauthorizedKeyNotFound"],"414":["UriTooLong"],"422":["ValidationSearchQuery"],"429":["TooManyRequests"],"500":["InternalServerError"],"503":["ServiceUnavailableBusy","ServiceUnavailableStatementTimeout","ServiceUnavailableAnswerTimeout"]},
+    examples: {"200":["SearchSubscribersFirstPage","SearchSubscribersEmpty"],"400":["BadRequestBothCursors","BadRequestIdempotencyKeyTooLong"],"401":["UnauthorizedMissingHeader","UnauthorizedInvalidScheme","UnauthorizedEmptyKey","UnauthorizedKeyNotFound"],"414":["UriTooLong"],"422":["ValidationSearchQuery"],"429":["TooManyRequests"],"500":["InternalServerError"],"503":["ServiceUnavailableBusy","ServiceUnavailableStatementTimeout","ServiceUnavailableAnswerTimeout","ServiceUnavailableDatabase","ServiceUnavailableStorageFull"]},
   },
 } as const satisfies Record<keyof operations, unknown>;
 

@@ -4,24 +4,24 @@
  * spec and the rendered docs.
  */
 import {
-  ApiError,
   createRouter,
   errorHandler,
   type Handlers,
   MemoryRateLimitStore,
-  messages,
   methodNotAllowed,
   notFound,
   requireHost,
   urlLengthLimit,
 } from "@novu-query/express";
-import express, { type Express } from "express";
+import express, { type Express, type RequestHandler } from "express";
 import type { Logger } from "pino";
 import { environmentKeys } from "./auth.js";
 import type { Config } from "./config.js";
 import { costOf } from "./cost.js";
+import { databaseErrorAnswer } from "./database-errors.js";
 import { DatabaseIdempotencyStore } from "./database-idempotency.js";
 import { DatabaseRateLimitStore } from "./database-rate-limit.js";
+import { Health, type HealthState } from "./health.js";
 import { KeyCache } from "./key-cache.js";
 import { requestLog } from "./request-log.js";
 import { apiSecurityHeaders, corsFor, docsSecurityHeaders } from "./security.js";
@@ -45,6 +45,8 @@ export interface AppDependencies {
   store: Store;
   handlers: Handlers;
   logger: Logger;
+  /** What the health probes report (the start makes one naming where the data is); default: one over `store`. */
+  health?: Health;
   /**
    * Request validation is on unless `validateRequests` is false, which only the benchmark sets (to measure what
    * validation costs): without it, handlers receive unchecked, uncoerced input.
@@ -74,21 +76,21 @@ export interface AppDependencies {
   >;
 }
 
-/** PostgreSQL cancelled the statement (SQLSTATE 57014): the statement timeout, or an administrator's cancel. */
-function isQueryCancelled(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === "57014";
+/** `/healthz` or `/readyz`: 200 `{ status: "ok" }`, or 503 with `Retry-After` and what is wrong. */
+function probe(check: () => Promise<HealthState>): RequestHandler {
+  return async (_req, res) => {
+    const state = await check();
+    if (state.ok) res.json({ status: "ok" });
+    else res.status(503).set("Retry-After", "5").json({ status: state.reason, detail: state.detail });
+  };
 }
 
-/**
- * The 503 for a cancelled statement. Whatever the request had done rolled back with it (a PATCH runs in one
- * transaction with its idempotency record), so a retry, with the same idempotency key or not, starts afresh.
- */
-function cancelled(statementTimeoutMs: number): ApiError {
-  const seconds = Math.max(1, Math.ceil((statementTimeoutMs || 1000) / 1000));
-  return new ApiError(503, messages.statementTimeout(statementTimeoutMs), { "Retry-After": String(seconds) });
-}
-
-export function createServerApp({ store, handlers, logger, config }: AppDependencies): Express {
+export function createServerApp({ store, handlers, logger, config, ...rest }: AppDependencies): Express {
+  const health = rest.health ?? new Health(() => store.ping(), logger, "the database");
+  const translateError = (error: unknown) => {
+    health.noteError(error);
+    return databaseErrorAnswer(error, config.statementTimeoutMs);
+  };
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -134,7 +136,7 @@ export function createServerApp({ store, handlers, logger, config }: AppDependen
         expensive: { maxInFlight: config.maxExpensiveInFlight, maxQueue: config.maxExpensiveQueued, ...queue },
         cost: (id, input) => costOf(id, input, config.deepPageOffset),
       },
-      translateError: (error) => (isQueryCancelled(error) ? cancelled(config.statementTimeoutMs) : undefined),
+      translateError,
       validateRequests: config.validateRequests,
       validateResponses: config.validateResponses,
       bodyLimitBytes: config.bodyLimitBytes,
@@ -142,14 +144,14 @@ export function createServerApp({ store, handlers, logger, config }: AppDependen
     }),
   );
   // After the API, so that API requests do not test these paths first.
-  app.get("/healthz", async (_req, res, next) => {
-    try {
-      await store.ping();
-      res.json({ status: "ok" });
-    } catch (error) {
-      next(error);
-    }
-  });
+  app.get(
+    "/healthz",
+    probe(() => health.check()),
+  );
+  app.get(
+    "/readyz",
+    probe(() => health.ready()),
+  );
   app.get("/openapi.json", (_req, res) => res.sendFile(specPath.pathname));
   app.get("/openapi.yaml", (_req, res) => res.type("application/yaml").sendFile(specYamlPath.pathname));
   app.get(["/docs", "/docs/"], docsSecurityHeaders, (_req, res) => res.sendFile(docsPath.pathname));

@@ -263,6 +263,13 @@ export const settings = {
     meaning: "receiving a request slower than this is 408; answering slower, 503",
     read: integer(30_000, 100),
   }),
+  shutdownTimeoutMs: setting({
+    variable: "SHUTDOWN_TIMEOUT_MS",
+    shown: "`10000`",
+    meaning:
+      "after SIGTERM or SIGINT, how long requests in flight may finish; the process has ended by then, whatever its database does (a stuck one is stopped as a kill -9 would, and recovers at the next start)",
+    read: integer(10_000, 100),
+  }),
   preparedStatements: setting({
     variable: "PREPARED_STATEMENTS",
     shown: "`true`",

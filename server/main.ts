@@ -7,6 +7,7 @@ import pino from "pino";
 import { createServerApp } from "./app.js";
 import type { Config } from "./config.js";
 import { handlers } from "./handlers/index.js";
+import { Health } from "./health.js";
 import { demoKeysIn, refusePublicDemoKeys } from "./start/demo-keys.js";
 import { startHousekeeping } from "./start/housekeeping.js";
 import { listen } from "./start/listen.js";
@@ -21,6 +22,7 @@ export { type ReadyLine, readyLineIn } from "./start/ready.js";
 export async function runServer(config: Config): Promise<void> {
   const logger = pino({ level: config.logLevel });
   const database = await openDatabase(config, logger);
+  const health = new Health(() => database.store.ping(), logger, database.location);
   let housekeeping: Awaited<ReturnType<typeof startHousekeeping>> | undefined;
   const close = async () => {
     await housekeeping?.stop();
@@ -30,12 +32,12 @@ export async function runServer(config: Config): Promise<void> {
     await refusePublicDemoKeys(database.store, config, logger);
     housekeeping = await startHousekeeping(database.opened, config, logger);
     const { server, base } = await listen(
-      createServerApp({ store: database.store, handlers, logger, config }),
+      createServerApp({ store: database.store, handlers, logger, config, health }),
       config,
       logger,
     );
     announceReady(base, database.location, await demoKeysIn(database.store, database.demo.seed), config, logger);
-    stopGracefullyOnSignals(server, logger, close);
+    stopGracefullyOnSignals(server, logger, close, { health, timeoutMs: config.shutdownTimeoutMs });
   } catch (error) {
     await close();
     throw error;

@@ -59,6 +59,12 @@ export const messages = {
   overloaded: "The server is busy; please retry after the time in Retry-After",
   statementTimeout: (ms: number) =>
     `The database did not answer within ${ms} ms and the query was cancelled; nothing was changed. Please retry after the time in Retry-After`,
+  /** The database could not be reached or ended the connection (a restart, an outage, an administrator). */
+  databaseUnavailable:
+    "The database is unavailable; the request was not completed. Please retry after the time in Retry-After (a write with the same idempotency-key, so that it is applied once)",
+  /** The disk under the database is full: reads are answered, writes are refused until space is freed. */
+  storageFull:
+    "The server's storage is full and the change was not saved. Please retry after the time in Retry-After; it succeeds once space is freed",
   malformedHttp: "Malformed HTTP request",
   missingHost: "An HTTP/1.1 request must have a Host header",
   notImplemented: (operationId: string) => `The operation ${operationId} is not implemented yet`,

@@ -7,7 +7,9 @@ import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import { type DemoOptions, defaultDemoOptions } from "../demo/options.js";
 import { demoWorkingCopy } from "../demo/snapshot.js";
+import { DataDirectoryInUse } from "../store/data-directory-lock.js";
 import { type OpenedStore, openStore, type Store } from "../store/store.js";
+import { StartRefused } from "./demo-keys.js";
 
 export interface OpenedDatabase {
   opened: OpenedStore;
@@ -43,8 +45,14 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Open
     preparedStatements: config.preparedStatements,
     pgliteThread: config.pgliteThread,
     totalCountCap: config.totalCountCap,
-    onIdleConnectionError: (err: Error) =>
-      logger.warn({ err }, "an idle database connection was closed; it will be reopened"),
+    onReconnected: (afterMs: number) => logger.warn({ afterMs }, "the database answers again"),
+    // The first failure, then one a minute: the cause rarely changes between attempts a second apart.
+    onReconnectFailed: (err: Error, attempt: number) => {
+      if (attempt === 1 || attempt % 60 === 0)
+        logger.warn({ err, attempt }, "the database could not be opened again yet");
+    },
+    onConnectionError: (err: Error) =>
+      logger.warn({ err }, "lost a database connection: requests on it are answered 503 while it is opened again"),
   };
   const snapshotDir =
     config.seedDemoData && !config.databaseUrl && !config.dataDir ? config.demoSnapshotDir : undefined;
@@ -60,7 +68,9 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Open
   if (copy?.built) logger.info({ snapshotDir }, "saved a snapshot of the demo database: later starts copy it");
   // The next start's copy is made now, beside this start (the copying runs off the main thread).
   copy?.prepareSpare().catch((err) => logger.warn({ err }, "could not make a spare copy of the demo snapshot"));
-  const opened = await openStore({ ...storeOptions, dataDir: copy?.dataDir ?? config.dataDir });
+  const opened = await openStore({ ...storeOptions, dataDir: copy?.dataDir ?? config.dataDir }).catch((error) => {
+    throw error instanceof DataDirectoryInUse ? new StartRefused(error.message) : error;
+  });
   if (!copy && config.seedDemoData) await seedDemo(opened.store, demo, logger);
   return {
     opened,

@@ -1,7 +1,10 @@
+import { statfsSync } from "node:fs";
 import { Kysely, type KyselyConfig, PostgresDialect } from "kysely";
 import pg from "pg";
+import { lockDataDirectory } from "./data-directory-lock.js";
 import { openPGlite } from "./pglite-open.js";
-import { PGlitePool } from "./pglite-pool.js";
+import { PGlitePool, type PGliteSource, singleInstance } from "./pglite-pool.js";
+import { PGliteSupervisor } from "./pglite-supervisor.js";
 import { startPGliteWorker } from "./pglite-worker.js";
 import { prepareStatements } from "./prepared-statements.js";
 import type { Database } from "./schema.js";
@@ -32,10 +35,16 @@ export interface ConnectOptions {
    */
   preparedStatements?: boolean | undefined;
   /**
-   * PostgreSQL only: told when an idle pooled connection dies (a server restart, an administrator ending sessions).
-   * The pool drops that connection and opens a new one when needed; without a listener the process would crash.
+   * PostgreSQL only: told when a pooled connection dies, idle or lent to a request (a server restart, an administrator
+   * ending sessions, a panic on a full disk). The pool drops that connection and opens a new one when needed; the
+   * request that held it gets its query's error (a 503). Without these listeners node-postgres's "error" event would
+   * end the process.
    */
-  onIdleConnectionError?: ((error: Error) => void) | undefined;
+  onConnectionError?: ((error: Error) => void) | undefined;
+  /** PGlite on its thread only: told when a database that stopped answering (a PANIC on a full disk) answers again. */
+  onReconnected?: ((afterMs: number) => void) | undefined;
+  /** PGlite on its thread only: told when an attempt to open it again failed (it is tried every second). */
+  onReconnectFailed?: ((error: Error, attempt: number) => void) | undefined;
   /**
    * PGlite only (default true): run it on a worker thread, so that a statement does not block this thread (admission
    * keeps refusing, cheap requests keep being answered); false runs it here.
@@ -67,7 +76,10 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
         ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
       });
       if (options.preparedStatements !== false) prepareStatements(pool);
-      pool.on("error", (error) => options.onIdleConnectionError?.(error));
+      const told = (error: Error) => options.onConnectionError?.(error);
+      // Idle connections report to the pool; a connection lent out reports to its own client, between queries too.
+      pool.on("error", told);
+      pool.on("connect", (client) => client.on("error", told));
       return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: options.log });
     };
     return {
@@ -79,14 +91,55 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
         (options.readDatabaseUrl ? `, reads from ${masked(options.readDatabaseUrl)}` : ""),
     };
   }
-  // On a worker thread by default (PGLITE_THREAD=false: on this one), so that a slow query does not stop the server.
-  const pglite =
-    options.pgliteThread === false ? await openPGlite(options.dataDir) : await startPGliteWorker(options.dataDir);
+  const source = await openPGliteSource(options);
   return {
-    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }), log: options.log }),
+    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PGlitePool(source) }), log: options.log }),
     driver: "pglite",
     location: options.dataDir ? `PGlite in ${options.dataDir}` : "PGlite in memory",
   };
+}
+
+/**
+ * PGlite, its data directory locked to this process (data-directory-lock.ts): on a worker thread by default
+ * (PGLITE_THREAD=false: on this one), so that a slow query does not stop the server, and reopened if it panics.
+ */
+async function openPGliteSource(options: ConnectOptions): Promise<PGliteSource> {
+  const lock = options.dataDir ? lockDataDirectory(options.dataDir) : undefined;
+  try {
+    if (options.pgliteThread === false) return singleInstance(await openPGlite(options.dataDir), () => lock?.release());
+    const { dataDir } = options;
+    const supervisor = await PGliteSupervisor.start(() => startPGliteWorker(dataDir), {
+      diskFull: () => dataDir !== undefined && freeBytes(dataDir) < walSegmentBytes * 2,
+      lost: (error) => options.onConnectionError?.(error),
+      reopened: (afterMs) => options.onReconnected?.(afterMs),
+      reopenFailed: (error, attempt) => options.onReconnectFailed?.(error, attempt),
+    });
+    return {
+      get generation() {
+        return supervisor.generation;
+      },
+      run: (generation, call) => supervisor.run(generation, call),
+      async close() {
+        await supervisor.close();
+        lock?.release();
+      },
+    };
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+}
+
+/** PostgreSQL makes its WAL 16 MB at a time: a disk with less free than two segments is full to it. */
+const walSegmentBytes = 16 * 1024 * 1024;
+
+function freeBytes(dir: string): number {
+  try {
+    const stats = statfsSync(dir);
+    return stats.bavail * stats.bsize;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
 }
 
 /** The URL with its password hidden, for logs and the start-up message. */

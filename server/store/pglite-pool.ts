@@ -9,6 +9,28 @@ function commandOf(sql: string): Command {
 }
 
 /**
+ * Where the pool's statements run: one PGlite instance, and the generation of it (pglite-supervisor.ts replaces an
+ * instance that panicked; a connection lent before that may not go on on the new one).
+ */
+export interface PGliteSource {
+  readonly generation: number;
+  run<T>(generation: number, call: (pglite: PGliteLike) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** A PGlite instance that is never replaced, as a source. */
+export function singleInstance(pglite: PGliteLike, onClose: () => void = () => {}): PGliteSource {
+  return {
+    generation: 0,
+    run: (_generation, call) => call(pglite),
+    async close() {
+      await pglite.close();
+      onClose();
+    },
+  };
+}
+
+/**
  * Presents one in-process PGlite database to Kysely's Postgres dialect as a pool with a single connection.
  * PGlite has one session, so a connection is lent to one user at a time: a transaction keeps it until it ends,
  * and everything else waits its turn.
@@ -16,10 +38,10 @@ function commandOf(sql: string): Command {
 export class PGlitePool implements PostgresPool {
   private tail: Promise<void> = Promise.resolve();
 
-  private readonly pglite: PGliteLike;
+  private readonly source: PGliteSource;
 
-  constructor(pglite: PGliteLike) {
-    this.pglite = pglite;
+  constructor(source: PGliteSource) {
+    this.source = source;
   }
 
   async connect(): Promise<PostgresPoolClient> {
@@ -29,12 +51,14 @@ export class PGlitePool implements PostgresPool {
       release = resolve;
     });
     await previous;
-    const pglite = this.pglite;
+    const source = this.source;
+    const generation = source.generation;
     return {
       async query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
         // Like node-postgres: without parameters, the simple protocol, which allows several statements (migrations).
-        const result =
-          parameters.length === 0 ? (await pglite.exec(sql)).at(-1) : await pglite.query<R>(sql, [...parameters]);
+        const result = await source.run(generation, async (pglite) =>
+          parameters.length === 0 ? (await pglite.exec(sql)).at(-1) : await pglite.query<R>(sql, [...parameters]),
+        );
         const rows = (result?.rows ?? []) as R[];
         return { command: commandOf(sql), rowCount: result?.affectedRows ?? rows.length, rows };
       },
@@ -44,6 +68,6 @@ export class PGlitePool implements PostgresPool {
 
   async end(): Promise<void> {
     await this.tail;
-    await this.pglite.close();
+    await this.source.close();
   }
 }

@@ -5,6 +5,7 @@
  * `{ id, error }`; `{ id, close: true }` closes the database.
  */
 import { parentPort, workerData } from "node:worker_threads";
+import { abortedExitCode } from "./pglite-exit.js";
 import { openPGlite } from "./pglite-open.js";
 
 export interface ThreadRequest {
@@ -22,6 +23,31 @@ const port = parentPort;
 if (!port) throw new Error("pglite-thread.ts runs as a worker thread");
 
 const pglite = await openPGlite((workerData as { dataDir?: string }).dataDir);
+endThreadWhenPostgresAborts(pglite);
+
+/**
+ * A PANIC (a WAL segment that cannot be written on a full disk) aborts PostgreSQL's WebAssembly instance; PGlite
+ * swallows the abort and calls the dead instance again in a loop, so the thread would spin forever. The abort is seen
+ * here as it is thrown, and the thread ends at once with `abortedExitCode`: pglite-supervisor.ts opens the directory
+ * again. (PGlite's own longjmp, how an ERROR returns to its main loop, is thrown there too and is left alone.)
+ */
+function endThreadWhenPostgresAborts(instance: typeof pglite): void {
+  const internals = instance as unknown as {
+    mod: { _PostgresMainLoopOnce: (...args: unknown[]) => unknown };
+    POSTGRES_MAIN_LONGJMP: unknown;
+  };
+  const { mod } = internals;
+  const loopOnce = mod._PostgresMainLoopOnce;
+  if (typeof loopOnce !== "function") throw new Error("PGlite's main loop is not where this server expects it");
+  mod._PostgresMainLoopOnce = (...args: unknown[]) => {
+    try {
+      return loopOnce.apply(mod, args);
+    } catch (error) {
+      if ((error as { status?: unknown })?.status !== internals.POSTGRES_MAIN_LONGJMP) process.exit(abortedExitCode);
+      throw error;
+    }
+  };
+}
 
 /** An error's own fields (PostgreSQL's `code`, `detail`, ...) as structured clone carries them. */
 function fieldsOf(error: unknown): Record<string, unknown> {

@@ -9,12 +9,24 @@ import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { threadId, Worker } from "node:worker_threads";
+import { abortedExitCode } from "./pglite-exit.js";
 import type { ThreadAnswer, ThreadRequest } from "./pglite-thread.js";
 
 export interface PGliteLike {
   exec(sql: string): Promise<{ rows: unknown[]; affectedRows?: number | undefined }[]>;
   query<R>(sql: string, params: unknown[]): Promise<{ rows: R[]; affectedRows?: number | undefined }>;
   close(): Promise<void>;
+}
+
+/** A PGlite on a worker thread, which can also be stopped without its answer (when it no longer answers). */
+export interface PGliteThread extends PGliteLike {
+  /** Stops the thread at once, whatever it is doing: the database is left as a kill -9 leaves it. */
+  terminate(): Promise<void>;
+}
+
+/** The thread ended or failed: its database is gone until it is opened again (SQLSTATE 57P02, crash shutdown). */
+function threadEnded(message: string): Error {
+  return Object.assign(new Error(message), { code: "57P02" });
 }
 
 /**
@@ -53,7 +65,7 @@ async function threadModule(): Promise<URL> {
   return compiled;
 }
 
-export async function startPGliteWorker(dataDir: string | undefined): Promise<PGliteLike> {
+export async function startPGliteWorker(dataDir: string | undefined): Promise<PGliteThread> {
   const worker = new Worker(await threadModule(), { workerData: { dataDir } });
   const waiting = new Map<number, { resolve: (answer: ThreadAnswer) => void; reject: (error: Error) => void }>();
   let nextId = 1;
@@ -63,17 +75,29 @@ export async function startPGliteWorker(dataDir: string | undefined): Promise<PG
     for (const { reject } of waiting.values()) reject(error);
     waiting.clear();
   };
-  worker.on("error", failAll);
-  worker.on("exit", (code) => failAll(new Error(`the PGlite thread exited (${code})`)));
+  worker.on("error", (error) => failAll(threadEnded(`the PGlite thread failed: ${error.message}`)));
+  worker.on("exit", (code) =>
+    failAll(
+      threadEnded(
+        code === abortedExitCode
+          ? "PostgreSQL aborted (a PANIC) and its thread ended"
+          : `the PGlite thread exited (${code})`,
+      ),
+    ),
+  );
   await new Promise<void>((resolve, reject) => {
+    const onExit = (code: number) =>
+      reject(threadEnded(`the PGlite thread exited (${code}) while opening the database`));
     const onMessage = (message: { ready?: true }) => {
       if (!message.ready) return;
       worker.off("message", onMessage);
       worker.off("error", reject);
+      worker.off("exit", onExit);
       resolve();
     };
     worker.on("message", onMessage);
     worker.once("error", reject);
+    worker.once("exit", onExit);
   });
   worker.on("message", (answer: ThreadAnswer) => {
     const pending = waiting.get(answer.id);
@@ -105,6 +129,11 @@ export async function startPGliteWorker(dataDir: string | undefined): Promise<PG
     async close() {
       await ask({ close: true });
       worker.removeAllListeners("exit");
+      await worker.terminate();
+    },
+    async terminate() {
+      worker.removeAllListeners("exit");
+      failAll(threadEnded("the PGlite thread was stopped"));
       await worker.terminate();
     },
   };

@@ -11,7 +11,7 @@ describe.runIf(drivers.includes("postgres"))("the PostgreSQL pool", () => {
       databaseUrl: database.url,
       totalCountCap: 10,
       poolSize: 3,
-      onIdleConnectionError: (error) => errors.push(error),
+      onConnectionError: (error) => errors.push(error),
     });
     try {
       await opened.store.access.ensureEnvironment("Pool");
