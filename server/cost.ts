@@ -1,19 +1,12 @@
 /**
  * Which requests are expensive for this server's store, so that they need one of the few expensive admission turns
- * (MAX_EXPENSIVE_IN_FLIGHT): a substring filter (subscribers' `email`, `name`, `phone`; the notifications' `search`),
- * which reads an index's posting lists and rows by the thousand, and an offset page that skips `deepOffset` rows or
- * more.
+ * (MAX_EXPENSIVE_IN_FLIGHT): what each input costs is declared with it (contract/model/inputs/): a substring filter
+ * reads an index's posting lists and rows by the thousand, and a page that starts `deepOffset` rows in or further skips
+ * them one by one.
  */
+import { costOf as declaredCost } from "@novu-query/contract/model";
 import type { Cost, HandlerInput, OperationId } from "@novu-query/express";
 
 export function costOf<K extends OperationId>(id: K, input: HandlerInput<K>, deepOffset: number): Cost {
-  const query = input.query as Record<string, unknown>;
-  if (id === "searchSubscribers") {
-    return query.email !== undefined || query.name !== undefined || query.phone !== undefined ? "expensive" : "cheap";
-  }
-  if (id === "listNotifications") {
-    const offset = Number(query.page ?? 0) * Number(query.limit ?? 10);
-    return query.search !== undefined || offset >= deepOffset ? "expensive" : "cheap";
-  }
-  return "cheap";
+  return declaredCost(id, input.query as Record<string, unknown>, deepOffset);
 }

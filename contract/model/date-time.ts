@@ -32,3 +32,47 @@ export function dateTimeMilliseconds(text: string): number {
 export function storableInstant(milliseconds: number): Date {
   return new Date(Math.min(latest, Math.max(earliest, milliseconds)));
 }
+
+/** The canonical text of a date-time the format admits: the same instant in UTC with milliseconds, as stores hold it. */
+export function canonicalDateTime(text: string): string {
+  const milliseconds = dateTimeMilliseconds(text);
+  return Number.isNaN(milliseconds) ? text : storableInstant(milliseconds).toISOString();
+}
+
+const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, "0");
+
+/** The instant in local time at an offset of `minutes`, as RFC 3339 writes it, with the offset written `written`. */
+function atOffset(instant: Date, minutes: number, written: "colon" | "no-colon" | "hours"): string {
+  const local = new Date(instant.getTime() + minutes * 60_000);
+  const sign = minutes < 0 ? "-" : "+";
+  const hours = pad(Math.trunc(Math.abs(minutes) / 60));
+  const rest = pad(Math.abs(minutes) % 60);
+  const offset = { colon: `${sign}${hours}:${rest}`, "no-colon": `${sign}${hours}${rest}`, hours: `${sign}${hours}` }[
+    written
+  ];
+  return `${local.toISOString().slice(0, 23)}${offset}`;
+}
+
+/**
+ * Other texts for the instant of `iso` (UTC with milliseconds) that the spec's `format: date-time` admits: other
+ * offsets (with a colon, without, hours only), a lower-case `t` and `z`, a space for the `T`, more digits of the
+ * fraction, none when it is zero, and `23:59:60` for the last millisecond of a day. Each names the same instant.
+ */
+export function dateTimeForms(iso: string): string[] {
+  const instant = new Date(iso);
+  if (Number.isNaN(instant.getTime())) return [];
+  const utc = instant.toISOString();
+  const forms = [
+    utc.replace("T", "t").replace("Z", "z"),
+    utc.replace("T", " "),
+    `${utc.slice(0, 23)}000Z`,
+    `${utc.slice(0, 23)}+00:00`,
+    atOffset(instant, 60, "colon"),
+    atOffset(instant, 60, "hours"),
+    atOffset(instant, 330, "no-colon"),
+    atOffset(instant, -270, "colon"),
+  ];
+  if (utc.endsWith(".000Z")) forms.push(`${utc.slice(0, 19)}Z`);
+  if (utc.endsWith("T23:59:59.999Z")) forms.push(`${utc.slice(0, 11)}23:59:60Z`);
+  return forms;
+}

@@ -10,26 +10,25 @@
  */
 export { type Answer, type FieldErrors, isRefusal, ok, type Refusal } from "./answers.js";
 export { canonicalJson } from "./canonical-json.js";
-export { dateTimeMilliseconds, storableInstant } from "./date-time.js";
+export { canonicalDateTime, dateTimeForms, dateTimeMilliseconds, storableInstant } from "./date-time.js";
 export { inEnvironment } from "./environments.js";
 export { idempotencyFingerprint, reusedKeyField } from "./idempotency.js";
+export * from "./inputs/index.js";
+export { containsIgnoringCase, searchedName, termVariants } from "./matching.js";
 export { idempotencyDocsLink, messages } from "./messages.js";
 export {
   compareNewestFirst,
   getNotification,
-  type ListOptions,
   listNotifications,
-  listWindow,
   matchesNotificationFilters,
   type NotificationListQuery,
   readable,
   resolveSubscriberFilters,
-  retentionStart,
 } from "./notifications.js";
 export { isBracketedKey, unknownQueryKey } from "./query-keys.js";
+export { Random } from "./random.js";
 export {
   compareSubscribers,
-  containsIgnoringCase,
   defaultTotalCountCap,
   matchesSearch,
   patchChanges,
@@ -37,8 +36,8 @@ export {
   patchSubscriber,
   type SearchOptions,
   type SubscriberSearchQuery,
-  searchedName,
   searchRefusal,
   searchSubscribers,
 } from "./subscribers.js";
 export { isTimeZone } from "./time-zone.js";
+export { type ListOptions, listWindow, retentionStart } from "./window.js";

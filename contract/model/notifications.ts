@@ -5,78 +5,30 @@
 
 import { operationTable } from "../../generated/operations.js";
 import type { ListNotificationsResponse, Notification, operations, Subscriber } from "../../generated/schema.js";
-import { type Answer, ok, type Refusal } from "./answers.js";
-import { dateTimeMilliseconds, storableInstant } from "./date-time.js";
+import { type Answer, ok } from "./answers.js";
+import { givenSubscriberFilters, passesFilters } from "./inputs/index.js";
 import { messages } from "./messages.js";
-import { containsIgnoringCase } from "./subscribers.js";
+import { type ListOptions, listWindow, retentionStart } from "./window.js";
 
 /** The list's query as a client sends it: every parameter optional, the spec's defaults filled in here. */
 export type NotificationListQuery = NonNullable<operations["listNotifications"]["parameters"]["query"]>;
 
-export interface ListOptions {
-  /** The time the request is answered at: `before`'s default and the retention window's end. Default: now. */
-  now?: Date;
-  /** Days of history the environment may read (the window starts at midnight UTC); null or absent: unlimited. */
-  retentionDays?: number | null;
-}
-
-const dayMs = 86_400_000;
-
-/** Midnight UTC of the first day a retention of `days` covers, or undefined for unlimited retention. */
-export function retentionStart(now: Date, days: number | null | undefined): Date | undefined {
-  if (days === null || days === undefined) return undefined;
-  const start = new Date(now.getTime() - days * dayMs);
-  return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate()));
-}
-
-/** The inclusive window on `createdAt` a list reads, or the refusal of its dates (400 reversed, 402 retention). */
-export function listWindow(
-  query: Pick<NotificationListQuery, "after" | "before">,
-  options: ListOptions = {},
-): { after: Date; before: Date } | Refusal {
-  const now = options.now ?? new Date();
-  const earliest = retentionStart(now, options.retentionDays);
-  const after = query.after !== undefined ? dateTimeMilliseconds(query.after) : (earliest ?? new Date(0)).getTime();
-  const before = query.before !== undefined ? dateTimeMilliseconds(query.before) : now.getTime();
-  if (after > before) return { status: 400, example: "BadRequestDateRange", message: messages.dateRangeReversed };
-  if (earliest && after < earliest.getTime()) {
-    const message = messages.retentionExceeded(earliest.toISOString().slice(0, 10));
-    return { status: 402, example: "PaymentRequiredRetention", message };
-  }
-  return { after: storableInstant(after), before: storableInstant(before) };
-}
-
 /**
- * The `_id`s of the live subscribers the subscriber filters (`emails` exactly, `subscriberIds` exactly, `search` as a
- * case-insensitive substring of the email or exactly the subscriberId) resolve to, ORed; undefined when the query
- * has none of them (every notification passes).
+ * The `_id`s of the live subscribers the subscriber filters resolve to (each declared in
+ * inputs/list-notifications.ts: `emails` exactly, `subscriberIds` exactly, `search` as a case-insensitive substring
+ * of the e-mail or exactly the subscriberId), ORed; undefined when the query has none of them (every notification
+ * passes).
  */
-export function resolveSubscriberFilters(
-  subscribers: readonly Subscriber[],
-  query: Pick<NotificationListQuery, "emails" | "subscriberIds" | "search">,
-): Set<string> | undefined {
-  const { emails, subscriberIds, search } = query;
-  if (!emails?.length && !subscriberIds?.length && search === undefined) return undefined;
-  const resolved = subscribers.filter(
-    (s) =>
-      !s.deleted &&
-      ((s.email !== null && emails?.includes(s.email)) ||
-        subscriberIds?.includes(s.subscriberId) ||
-        (search !== undefined && (containsIgnoringCase(s.email, search) || s.subscriberId === search))),
-  );
+export function resolveSubscriberFilters(subscribers: readonly Subscriber[], query: object): Set<string> | undefined {
+  const filters = givenSubscriberFilters("listNotifications", query);
+  if (filters.length === 0) return undefined;
+  const resolved = subscribers.filter((s) => !s.deleted && filters.some((resolves) => resolves(s)));
   return new Set(resolved.map((s) => s._id));
 }
 
 /** Whether a notification passes the filters other than the subscriber filters and the dates (ANDed). */
 export function matchesNotificationFilters(notification: Notification, query: NotificationListQuery): boolean {
-  const { channels, templates, severity, transactionId, topicKey } = query;
-  return (
-    (!channels?.length || notification.channels.some((channel) => channels.includes(channel))) &&
-    (!templates?.length || templates.includes(notification._templateId ?? "")) &&
-    (!severity?.length || severity.includes(notification.severity ?? "none")) &&
-    (transactionId === undefined || notification.transactionId === transactionId) &&
-    (topicKey === undefined || (notification.topics ?? []).some((topic) => topic.topicKey === topicKey))
-  );
+  return passesFilters("listNotifications", notification, query);
 }
 
 /** Newest first: `createdAt`, then `_id`, both descending. */

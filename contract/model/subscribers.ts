@@ -11,8 +11,8 @@ import type {
 } from "../../generated/schema.js";
 import { type Answer, ok, type Refusal } from "./answers.js";
 import { canonicalJson } from "./canonical-json.js";
+import { passesFilters, refusalOf } from "./inputs/index.js";
 import { messages } from "./messages.js";
-import { isTimeZone } from "./time-zone.js";
 
 /** The search's query as a client sends it: every parameter optional, the spec's defaults filled in here. */
 export type SubscriberSearchQuery = NonNullable<operations["searchSubscribers"]["parameters"]["query"]>;
@@ -24,24 +24,9 @@ export interface SearchOptions {
   totalCountCap?: number;
 }
 
-/** Whether `value` contains `term`, ignoring case; an absent term matches everything, an absent value only "". */
-export function containsIgnoringCase(value: string | null | undefined, term: string | undefined): boolean {
-  return term === undefined || (value ?? "").toLowerCase().includes(term.toLowerCase());
-}
-
-/** What `name` searches: the first name, a space, the last name. */
-export function searchedName(subscriber: Pick<Subscriber, "firstName" | "lastName">): string {
-  return `${subscriber.firstName ?? ""} ${subscriber.lastName ?? ""}`;
-}
-
-/** Whether a live subscriber passes the search's filters (ANDed). */
+/** Whether a live subscriber passes the search's filters (each declared in inputs/search-subscribers.ts; ANDed). */
 export function matchesSearch(subscriber: Subscriber, query: SubscriberSearchQuery): boolean {
-  return (
-    containsIgnoringCase(subscriber.email, query.email) &&
-    containsIgnoringCase(subscriber.phone, query.phone) &&
-    containsIgnoringCase(searchedName(subscriber), query.name) &&
-    (query.subscriberId === undefined || subscriber.subscriberId === query.subscriberId)
-  );
+  return passesFilters("searchSubscribers", subscriber, query);
 }
 
 type OrderBy = NonNullable<SubscriberSearchQuery["orderBy"]>;
@@ -54,12 +39,9 @@ export function compareSubscribers(orderBy: OrderBy): (a: Subscriber, b: Subscri
   };
 }
 
-/** The refusal a search query gets before any row is read, if any. */
+/** The refusal a search query gets before any row is read (both cursors), if any. */
 export function searchRefusal(query: SubscriberSearchQuery): Refusal | undefined {
-  if (query.after !== undefined && query.before !== undefined) {
-    return { status: 400, example: "BadRequestBothCursors", message: messages.bothCursors };
-  }
-  return undefined;
+  return refusalOf("searchSubscribers", { query, path: {}, body: {} }, { now: new Date() });
 }
 
 /**
@@ -110,13 +92,9 @@ export function searchSubscribers(
   });
 }
 
-/** The refusal a PATCH body gets before any row is read (what the spec's schema cannot say), if any. */
+/** The refusal a PATCH body gets before any row is read (what the spec's schema cannot say: a time zone), if any. */
 export function patchRefusal(body: PatchSubscriberRequest): Refusal | undefined {
-  if (typeof body.timezone === "string" && !isTimeZone(body.timezone)) {
-    const errors = { "body.timezone": { messages: ["must be an IANA time zone name"], value: body.timezone } };
-    return { status: 422, example: "ValidationPatchBody", message: messages.validation, errors };
-  }
-  return undefined;
+  return refusalOf("patchSubscriber", { query: {}, path: {}, body }, { now: new Date() });
 }
 
 /** The fields of a PATCH body whose value differs from the subscriber's (null clears; absent keeps). */

@@ -18,13 +18,9 @@ import type {
   SearchSubscribersResponse,
   Subscriber,
 } from "../../generated/schema.js";
+import { givenSubscriberFilters } from "../model/inputs/index.js";
 import { matchesNotificationFilters, type NotificationListQuery } from "../model/notifications.js";
-import {
-  containsIgnoringCase,
-  matchesSearch,
-  patchSubscriber,
-  type SubscriberSearchQuery,
-} from "../model/subscribers.js";
+import { matchesSearch, patchSubscriber, type SubscriberSearchQuery } from "../model/subscribers.js";
 import { exampleValue } from "./spec.js";
 
 /** The page that a cursor or a page number leads to: the second and last. */
@@ -112,14 +108,10 @@ export function fitPatch(example: Subscriber, subscriberId: string, body: PatchS
 
 /** Whether a notification's subscriber passes the subscriber filters (ORed), as the embedded subscriber shows it. */
 function toFilteredSubscriber(notification: Notification, query: NotificationListQuery): boolean {
-  const { emails, subscriberIds, search } = query;
-  if (!emails?.length && !subscriberIds?.length && search === undefined) return true;
-  const { email, subscriberId } = notification.subscriber ?? {};
-  return (
-    (email !== undefined && emails?.includes(email) === true) ||
-    (subscriberId !== undefined && subscriberIds?.includes(subscriberId) === true) ||
-    (search !== undefined && (containsIgnoringCase(email, search) || subscriberId === search))
-  );
+  const filters = givenSubscriberFilters("listNotifications", query);
+  if (filters.length === 0) return true;
+  const { email = null, subscriberId } = notification.subscriber ?? {};
+  return subscriberId !== undefined && filters.some((resolves) => resolves({ email, subscriberId }));
 }
 
 /**

@@ -1,8 +1,10 @@
+import type { QueryInputName } from "@novu-query/contract/model";
 import type {
   ChannelType,
   Notification,
   NotificationSubscriber,
   NotificationTemplate,
+  operations,
   SeverityLevel,
 } from "@novu-query/contract/types";
 import {
@@ -11,6 +13,7 @@ import {
   type JoinBuilder,
   type Kysely,
   type Selectable,
+  type SelectQueryBuilder,
   type SqlBool,
   sql,
 } from "kysely";
@@ -19,20 +22,17 @@ import type { Database, NotificationsTable } from "./schema.js";
 import { toIso } from "./sql-helpers.js";
 import type { SubstringFilter } from "./substring-filter.js";
 
-export interface NotificationQuery {
+type FilterName = QueryInputName<"listNotifications", "filter">;
+type SubscriberFilterName = QueryInputName<"listNotifications", "subscriber-filter">;
+type Filters = NonNullable<operations["listNotifications"]["parameters"]["query"]>;
+
+/** A list as the store reads it: the filters the contract declares, by name, a page, and the window's instants. */
+export type NotificationQuery = { [Name in FilterName | SubscriberFilterName]?: Filters[Name] | undefined } & {
   page: number;
   limit: number;
   after: Date;
   before: Date;
-  channels?: ChannelType[] | undefined;
-  templates?: string[] | undefined;
-  emails?: string[] | undefined;
-  subscriberIds?: string[] | undefined;
-  search?: string | undefined;
-  severity?: SeverityLevel[] | undefined;
-  transactionId?: string | undefined;
-  topicKey?: string | undefined;
-}
+};
 
 export interface NotificationPage {
   data: Notification[];
@@ -138,6 +138,53 @@ const joinSubscriber = (join: JoinBuilder<Tables & { s: Database["subscribers"] 
 const joinWorkflow = (join: JoinBuilder<Tables & { w: Database["workflows"] }, "n" | "w">) =>
   join.onRef("w.environment_id", "=", "n.environment_id").onRef("w.id", "=", "n.template_id");
 
+/** The SQL of each notification filter the contract declares, by its name (a filter missing here fails the typecheck). */
+const filterSql: { [Name in FilterName]: (eb: Where, value: NonNullable<Filters[Name]>) => Expression<SqlBool> } = {
+  channels: (eb, channels) => eb("n.channels", "&&", sql<string[]>`${channels}::text[]`),
+  templates: (eb, templates) => eb("n.template_id", "in", templates),
+  severity: (eb, severities) => {
+    const listed = eb("n.severity", "in", severities);
+    return severities.includes("none") ? eb.or([listed, eb("n.severity", "is", null)]) : listed;
+  },
+  transactionId: (eb, transactionId) => eb("n.transaction_id", "=", transactionId),
+  topicKey: (eb, topicKey) => eb("n.topic_keys", "@>", sql<string[]>`${[topicKey]}::text[]`),
+};
+
+/** This environment's live subscribers (aliased `r`), which a subscriber filter narrows. */
+type LiveSubscribers = () => SelectQueryBuilder<Tables & { r: Database["subscribers"] }, "r", { id: string }>;
+type SubscriberSelects = ReturnType<LiveSubscribers>[];
+
+/**
+ * The SQL of each subscriber filter the contract declares, by its name: the subscribers it resolves to, as SELECTs
+ * whose union the filters' subscribers are (each its own SELECT, so that each uses its index). `search` reads the
+ * gram statistics first (substring-filter.ts).
+ */
+const subscriberFilterSql: {
+  [Name in SubscriberFilterName]: (
+    live: LiveSubscribers,
+    value: NonNullable<Filters[Name]>,
+    substring: SubstringFilter,
+  ) => SubscriberSelects | Promise<SubscriberSelects>;
+} = {
+  emails: (live, emails) => [live().where("r.email", "in", emails)],
+  subscriberIds: (live, subscriberIds) => [live().where("r.subscriber_id", "in", subscriberIds)],
+  search: async (live, text, substring) => {
+    const email = await substring.condition("r", "email", text);
+    return [live().where(email), live().where("r.subscriber_id", "=", text)];
+  },
+};
+
+/** The query's value for a filter, or undefined when it has none (an empty list is none). */
+function given<Name extends keyof Filters>(
+  query: NotificationQuery,
+  name: Name,
+): NonNullable<Filters[Name]> | undefined {
+  const value = (query as Partial<Record<Name, Filters[Name]>>)[name];
+  return value === undefined || (Array.isArray(value) && value.length === 0)
+    ? undefined
+    : (value as NonNullable<Filters[Name]>);
+}
+
 export class NotificationStore {
   private readonly db: Kysely<Database>;
   private readonly rareTermLimit: number;
@@ -165,11 +212,11 @@ export class NotificationStore {
    * skipped rows of a deep page cost an index entry, not a wide row and two joins.
    */
   async list(environmentId: string, query: NotificationQuery): Promise<NotificationPage> {
-    const [rareTerms, search] = await Promise.all([
+    const [rareTerms, recipients] = await Promise.all([
       this.rareTerms(environmentId, query),
-      query.search === undefined ? undefined : this.substring.condition("r", "email", query.search),
+      this.recipients(environmentId, query),
     ]);
-    const page = this.pageIds(environmentId, query, rareTerms, search);
+    const page = this.pageIds(environmentId, query, rareTerms, recipients);
     const rows = (await (this.db as unknown as Kysely<Tables>)
       .selectFrom(page.as("p"))
       // The whole key, so that each row is looked up in its own month's partition (and, on Citus, shard) only.
@@ -202,7 +249,7 @@ export class NotificationStore {
     environmentId: string,
     query: NotificationQuery,
     rareTerms: string[] | undefined,
-    search: Expression<SqlBool> | undefined,
+    recipients: SubscriberSelects,
   ) {
     const db = this.db as unknown as Kysely<Tables>;
     const offset = query.page * query.limit;
@@ -214,7 +261,7 @@ export class NotificationStore {
             inner
               .selectFrom("notifications as n")
               .select(["n.id", "n.created_at"])
-              .where((eb) => eb.and(this.filters(eb, environmentId, query, search)))
+              .where((eb) => eb.and(this.filters(eb, environmentId, query, recipients)))
               .where("n.filter_terms", "&&", sql<string[]>`${rareTerms}::text[]`),
         )
         .selectFrom("candidates")
@@ -227,7 +274,7 @@ export class NotificationStore {
     return db
       .selectFrom("notifications as n")
       .select(["n.id", "n.created_at"])
-      .where((eb) => eb.and(this.filters(eb, environmentId, query, search)))
+      .where((eb) => eb.and(this.filters(eb, environmentId, query, recipients)))
       .orderBy("n.created_at", "desc")
       .orderBy("n.id", "desc")
       .offset(offset)
@@ -270,46 +317,41 @@ export class NotificationStore {
     return row && toNotification(row);
   }
 
-  /** `search` is the condition of the `search` filter on the subscriber's e-mail (substring-filter.ts). */
-  private filters(eb: Where, environmentId: string, query: NotificationQuery, search: Expression<SqlBool> | undefined) {
-    const conditions = [
-      eb("n.environment_id", "=", environmentId),
-      eb("n.created_at", ">=", query.after),
-      eb("n.created_at", "<=", query.before),
-    ];
-    if (query.channels?.length) conditions.push(eb("n.channels", "&&", sql<string[]>`${query.channels}::text[]`));
-    if (query.templates?.length) conditions.push(eb("n.template_id", "in", query.templates));
-    if (query.severity?.length) {
-      const severities = eb("n.severity", "in", query.severity);
-      conditions.push(query.severity.includes("none") ? eb.or([severities, eb("n.severity", "is", null)]) : severities);
-    }
-    if (query.transactionId !== undefined) conditions.push(eb("n.transaction_id", "=", query.transactionId));
-    if (query.topicKey !== undefined) {
-      conditions.push(eb("n.topic_keys", "@>", sql<string[]>`${[query.topicKey]}::text[]`));
-    }
-    // Resolve the subscriber filters (ORed) to subscribers of this environment; none resolves: no rows. Each filter
-    // is its own SELECT of a UNION, so that each uses its index and none is evaluated again for the others' rows.
-    const live = () =>
-      eb
+  /** The subscriber filters' SELECTs (their union is whom the notifications must be sent to); none without them. */
+  private async recipients(environmentId: string, query: NotificationQuery): Promise<SubscriberSelects> {
+    const live: LiveSubscribers = () =>
+      (this.db as unknown as Kysely<Tables & { r: Database["subscribers"] }>)
         .selectFrom("subscribers as r")
         .select("r.id")
         .where("r.environment_id", "=", environmentId)
         .where("r.deleted", "=", false);
-    const parts = [];
-    if (query.emails?.length) parts.push(live().where("r.email", "in", query.emails));
-    if (query.subscriberIds?.length) parts.push(live().where("r.subscriber_id", "in", query.subscriberIds));
-    if (search && query.search !== undefined) {
-      parts.push(live().where(search), live().where("r.subscriber_id", "=", query.search));
+    const parts = await Promise.all(
+      (Object.keys(subscriberFilterSql) as SubscriberFilterName[]).map((name) => {
+        const value = given(query, name);
+        return value === undefined ? [] : subscriberFilterSql[name](live, value as never, this.substring);
+      }),
+    );
+    return parts.flat();
+  }
+
+  /**
+   * The conditions on a notification: its environment and window, every filter the query gives (ANDed), and, when
+   * the subscriber filters give any SELECTs, a subscriber among their union (none resolving: no rows).
+   */
+  private filters(eb: Where, environmentId: string, query: NotificationQuery, recipients: SubscriberSelects) {
+    const conditions: Expression<SqlBool>[] = [
+      eb("n.environment_id", "=", environmentId),
+      eb("n.created_at", ">=", query.after),
+      eb("n.created_at", "<=", query.before),
+    ];
+    for (const name of Object.keys(filterSql) as FilterName[]) {
+      const value = given(query, name);
+      if (value !== undefined) conditions.push(filterSql[name](eb, value as never));
     }
-    const [first, ...rest] = parts;
-    if (first)
-      conditions.push(
-        eb(
-          "n.subscriber_id",
-          "in",
-          rest.reduce((union, part) => union.union(part), first),
-        ),
-      );
+    const [first, ...rest] = recipients;
+    if (first) {
+      conditions.push(eb("n.subscriber_id", "in", rest.reduce((union, part) => union.union(part), first) as never));
+    }
     return conditions;
   }
 }

@@ -22,6 +22,7 @@ import type { NotificationRow, SubscriberRow } from "../../server/store/rows.js"
 import type { Store } from "../../server/store/store.js";
 import { toSubscriber } from "../../server/store/subscribers.js";
 import { drivers, emptyStores } from "../support/databases.js";
+import { declaredQueries } from "../support/declared-queries.js";
 import { fuzzParameters } from "../support/fuzz-budget.js";
 
 const channelTypes = ["in_app", "email", "sms", "chat", "push"] as const;
@@ -192,87 +193,11 @@ async function writeEnvironment(store: Store, data: DataSet, name: string): Prom
   };
 }
 
-/** Query values drawn from what the data holds (so that filters match), and a few that match nothing. */
-function termsOf(values: (string | null)[]): fc.Arbitrary<string> {
-  const found = values.filter((v): v is string => !!v);
-  const cuts = found.flatMap((v) => {
-    const chars = [...v];
-    return [v, v.toUpperCase(), chars.slice(0, 2).join(""), chars.slice(1, 4).join("")].filter((cut) => cut !== "");
-  });
-  return cuts.length
-    ? fc.oneof(fc.constantFrom(...cuts), fc.constantFrom("%", "_", "\\", "zz"))
-    : fc.constantFrom("%", "zz");
-}
-
-function searchQueryArb(mine: Environment, theirs: Environment): fc.Arbitrary<SubscriberSearchQuery> {
-  const ids = [...mine.subscribers, ...theirs.subscribers].map((s) => s._id);
-  const cursor = ids.length
-    ? fc.oneof(fc.constantFrom(...ids), fc.constant("ffffffffffffffffffffffff"))
-    : fc.constant("ffffffffffffffffffffffff");
-  const filters = {
-    email: termsOf(mine.subscribers.map((s) => s.email)),
-    phone: termsOf(mine.subscribers.map((s) => s.phone)),
-    name: termsOf(mine.subscribers.map((s) => `${s.firstName ?? ""} ${s.lastName ?? ""}`)),
-    subscriberId: fc.constantFrom("u1", "U1", "u%", "ü4", "u5"),
-  };
-  const paging = fc.record(
-    {
-      orderBy: fc.constantFrom("_id", "createdAt", "updatedAt") as fc.Arbitrary<"_id" | "createdAt" | "updatedAt">,
-      orderDirection: fc.constantFrom("ASC", "DESC") as fc.Arbitrary<"ASC" | "DESC">,
-      includeCursor: fc.boolean(),
-      limit: fc.integer({ min: 1, max: 4 }),
-    },
-    { requiredKeys: [] },
-  );
-  const cursorArb = fc.option(fc.tuple(fc.constantFrom("after", "before"), cursor), { nil: undefined, freq: 2 });
-  return fc
-    .tuple(someOf(filters, 2), paging, cursorArb)
-    .map(([chosen, page, at]) => ({ ...chosen, ...page, ...(at && { [at[0]]: at[1] }) }));
-}
-
-/** At most `max` of the arbitraries' keys, each with a value of its arbitrary: a query with a few filters at once. */
-function someOf<T extends Record<string, unknown>>(
-  arbitraries: { [K in keyof T]: fc.Arbitrary<T[K]> },
-  max: number,
-): fc.Arbitrary<Partial<T>> {
-  const keys = Object.keys(arbitraries) as (keyof T & string)[];
-  return fc
-    .subarray(keys, { maxLength: max })
-    .chain((chosen) =>
-      fc.record(Object.fromEntries(chosen.map((key) => [key, arbitraries[key]])) as never),
-    ) as fc.Arbitrary<Partial<T>>;
-}
-
-function listQueryArb(mine: Environment, theirs: Environment): fc.Arbitrary<NotificationListQuery> {
-  const subscribers = [...mine.subscribers, ...theirs.subscribers];
-  const emails = subscribers.map((s) => s.email).filter((e): e is string => !!e);
-  const around = instants.flatMap((at) => [
-    at,
-    new Date(Date.parse(at) - 1).toISOString(),
-    new Date(Date.parse(at) + 1).toISOString(),
-  ]);
-  const filters = {
-    channels: fc.uniqueArray(fc.constantFrom(...channelTypes), { minLength: 1, maxLength: 2 }),
-    severity: fc.uniqueArray(fc.constantFrom(...severities), { minLength: 1, maxLength: 2 }),
-    templates: fc
-      .constant([...new Set(mine.notifications.map((n) => n._templateId).filter((t): t is string => !!t))].slice(0, 1))
-      .map((t) => (t.length > 0 ? t : ["ffffffffffffffffffffffff"])),
-    transactionId: fc.constantFrom("t1", "T1", "t%"),
-    topicKey: fc.constantFrom("news", "News", "ops"),
-    emails: emails.length
-      ? fc.uniqueArray(fc.constantFrom(...emails, "nobody@x.io"), { minLength: 1, maxLength: 2 })
-      : fc.constant<string[]>(["nobody@x.io"]),
-    subscriberIds: fc.uniqueArray(fc.constantFrom("u1", "U1", "u%", "ü4", "u6"), { minLength: 1, maxLength: 2 }),
-    search: termsOf(subscribers.map((s) => s.email)),
-    after: fc.constantFrom(...around),
-    before: fc.constantFrom(...around),
-  };
-  const paging = fc.record(
-    { page: fc.integer({ min: 0, max: 3 }), limit: fc.integer({ min: 1, max: 5 }) },
-    { requiredKeys: [] },
-  );
-  return fc.tuple(someOf(filters, 3), paging).map(([chosen, page]) => ({ ...chosen, ...page }));
-}
+/** Queries drawn from the declarations over both environments' data (declared-queries.ts), as a client sends them. */
+const searchQueryArb = (mine: Environment, theirs: Environment) =>
+  declaredQueries("searchSubscribers", [mine, theirs]) as fc.Arbitrary<SubscriberSearchQuery>;
+const listQueryArb = (mine: Environment, theirs: Environment) =>
+  declaredQueries("listNotifications", [mine, theirs]) as fc.Arbitrary<NotificationListQuery>;
 
 /** How many compared answers had rows: a property whose queries all answer empty pages would prove nothing. */
 class Tally {

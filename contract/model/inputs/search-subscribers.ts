@@ -1,0 +1,108 @@
+/** The inputs of GET /v2/subscribers (searchSubscribers), declared once: see kinds.ts. */
+import { operationTable } from "../../../generated/operations.js";
+import type { Subscriber } from "../../../generated/schema.js";
+import { containsIgnoringCase, searchedName, termVariants } from "../matching.js";
+import { messages } from "../messages.js";
+import type { Random } from "../random.js";
+import type { ModelData, OperationInputs } from "./kinds.js";
+
+const unknownId = "ffffffffffffffffffffffff";
+const { maximum: maxLimit = 100, minimum: minLimit = 1 } = operationTable.searchSubscribers.queryBounds.limit;
+
+const live = (data: ModelData) => data.subscribers.filter((s) => !s.deleted);
+const present = (values: (string | null | undefined)[]) => values.filter((v): v is string => !!v);
+
+/** Parts of values the data holds (so that the filter matches), whole ones, and a term that matches nothing. */
+function terms(values: string[], random: Random): string[] {
+  const picked = random.sample(values, 3);
+  return [...picked.map((value) => random.substring(value)), ...picked.slice(0, 1), `zz-no-match-${random.int(1e6)}`];
+}
+
+/** A case-insensitive substring filter on one text of a subscriber. */
+function substringFilter(meaning: string, text: (subscriber: Subscriber) => string | null) {
+  return {
+    kind: "filter" as const,
+    meaning,
+    cost: "expensive" as const,
+    matches: (subscriber: Subscriber, term: string) => containsIgnoringCase(text(subscriber), term),
+    samples: (data: ModelData, random: Random) => terms(present(live(data).map(text)), random),
+    variants: termVariants,
+  };
+}
+
+/** A cursor: the `_id`s of subscribers at both ends and in the middle, a deleted one's, and one no subscriber has. */
+function cursor(meaning: string) {
+  return {
+    kind: "cursor" as const,
+    meaning,
+    cost: "cheap" as const,
+    samples: (data: ModelData, random: Random) => {
+      const ids = live(data).map((s) => s._id);
+      const deleted = data.subscribers.filter((s) => s.deleted).map((s) => s._id);
+      return [...random.sample(ids, 3), ...random.sample(deleted, 1), unknownId];
+    },
+  };
+}
+
+export const searchSubscribersInputs = {
+  query: {
+    after: cursor("Rows past the subscriber with this `_id`, in the page's order."),
+    before: cursor("Rows just ahead of the subscriber with this `_id`, in the page's order."),
+    limit: {
+      kind: "page",
+      meaning: "How many subscribers a page holds.",
+      cost: "cheap",
+      samples: () => [minLimit, 2, 3, maxLimit],
+    },
+    orderDirection: {
+      kind: "order",
+      meaning: "Ascending or descending.",
+      cost: "cheap",
+      samples: () => ["ASC", "DESC"],
+    },
+    orderBy: {
+      kind: "order",
+      meaning: "The field rows are ordered by, `_id` breaking ties.",
+      cost: "cheap",
+      samples: () => ["_id", "createdAt", "updatedAt"],
+    },
+    includeCursor: {
+      kind: "cursor",
+      meaning: "Whether the cursor's own row is on the page.",
+      cost: "cheap",
+      samples: () => [true, false],
+    },
+    email: substringFilter("Subscribers whose e-mail contains the text, ignoring case.", (s) => s.email),
+    name: substringFilter(
+      "Subscribers whose `firstName + ' ' + lastName` contains the text, ignoring case.",
+      searchedName,
+    ),
+    phone: substringFilter("Subscribers whose phone contains the text, ignoring case.", (s) => s.phone),
+    subscriberId: {
+      kind: "filter",
+      meaning: "The subscriber with exactly this `subscriberId` (case and all).",
+      cost: "cheap",
+      matches: (subscriber, subscriberId) => subscriber.subscriberId === subscriberId,
+      samples: (data, random) => [
+        ...random.sample(
+          live(data).map((s) => s.subscriberId),
+          2,
+        ),
+        ...random.sample(
+          data.subscribers.filter((s) => s.deleted).map((s) => s.subscriberId),
+          1,
+        ),
+        "nobody",
+      ],
+      variants: termVariants,
+    },
+  },
+  path: {},
+  body: {},
+  refusals: [
+    ({ query }) =>
+      query.after !== undefined && query.before !== undefined
+        ? { status: 400, example: "BadRequestBothCursors", message: messages.bothCursors }
+        : undefined,
+  ],
+} satisfies OperationInputs<"searchSubscribers">;

@@ -1,0 +1,293 @@
+/**
+ * Subscriber search in SQL: each filter the contract declares (contract/model/inputs/search-subscribers.ts) by its
+ * name, a keyset walk on (orderBy, _id) in either direction, and the count of every match up to the cap, from a kept
+ * count where one is exact. test/server/store-model.test.ts holds every filter of the declaration to the model.
+ */
+import type { QueryInputName } from "@novu-query/contract/model";
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type SelectQueryBuilder,
+  type SqlBool,
+  sql,
+} from "kysely";
+import type { Database } from "./schema.js";
+import { likeContains } from "./sql-helpers.js";
+import type { SearchedColumn, SubstringFilter } from "./substring-filter.js";
+
+export type SubscriberOrderBy = "_id" | "createdAt" | "updatedAt";
+type FilterName = QueryInputName<"searchSubscribers", "filter">;
+
+export interface SubscriberSearch extends Partial<Record<FilterName, string>> {
+  limit: number;
+  orderBy: SubscriberOrderBy;
+  orderDirection: "ASC" | "DESC";
+  includeCursor: boolean;
+  after?: string | undefined;
+  before?: string | undefined;
+}
+
+export interface SubscriberCounts {
+  totalCount: number;
+  totalCountCapped: boolean;
+}
+
+type Where = ExpressionBuilder<Database, "subscribers">;
+type Condition = (eb: Where) => Expression<SqlBool>;
+
+/** How the store answers one search filter: its condition, and, for a substring filter, the column it searches. */
+interface FilterSql {
+  /** The column whose terms of up to three characters have kept counts (migration 004); absent for exact filters. */
+  searched?: SearchedColumn;
+  /** The condition; a substring filter reads the gram statistics to choose its index (substring-filter.ts). */
+  condition(value: string, substring: SubstringFilter, countKept: boolean): Condition | Promise<Condition>;
+}
+
+function substringSql(column: SearchedColumn): FilterSql {
+  return {
+    searched: column,
+    async condition(term, substring, countKept) {
+      const condition = await substring.condition("subscribers", column, term, countKept);
+      return () => condition;
+    },
+  };
+}
+
+/** The SQL of every search filter the contract declares, by its name: a filter declared and missing here fails the typecheck. */
+const filterSql: { [Name in FilterName]: FilterSql } = {
+  email: substringSql("email"),
+  name: substringSql("name"),
+  phone: substringSql("phone"),
+  subscriberId: { condition: (value) => (eb) => eb("subscriber_id", "=", value) },
+};
+
+const sortColumns = { _id: "id", createdAt: "created_at", updatedAt: "updated_at" } as const;
+
+/** The longest gram whose live subscribers are kept counted (migration 004). */
+const maxKeptGram = 3;
+/** The partial index of subscriber_email_domains holds the domains with at least this many live subscribers. */
+const largeDomain = 1000;
+
+/** The search's filters that have a value, by name. */
+function givenFilters(query: SubscriberSearch): [FilterName, string][] {
+  return (Object.keys(filterSql) as FilterName[]).flatMap((name) => {
+    const value = query[name];
+    return value === undefined ? [] : [[name, value] as [FilterName, string]];
+  });
+}
+
+/** The search's only filter, when it is a substring term of one to three characters: its count is kept. */
+function loneShortTerm(query: SubscriberSearch): [SearchedColumn, string] | undefined {
+  const [only, ...others] = givenFilters(query);
+  const searched = only && filterSql[only[0]].searched;
+  if (!only || others.length > 0 || !searched) return undefined;
+  const length = [...only[1].toLowerCase()].length;
+  return length >= 1 && length <= maxKeptGram ? [searched, only[1]] : undefined;
+}
+
+/** A sort key: the order column's value and the `_id`. */
+type Key = readonly [unknown, string];
+
+/** One search, planned: the matching condition and the order, and how to read rows past a key. */
+class SearchPlan {
+  readonly column: (typeof sortColumns)[SubscriberOrderBy];
+  readonly ascending: boolean;
+  /** Read towards the end of the order (`after`, or no cursor), or towards its start (`before`). */
+  readonly forward: boolean;
+  readonly matching: Condition;
+  readonly environmentId: string;
+
+  constructor(query: SubscriberSearch, environmentId: string, conditions: Condition[]) {
+    this.environmentId = environmentId;
+    this.column = sortColumns[query.orderBy];
+    this.ascending = query.orderDirection === "ASC";
+    this.forward = query.before === undefined;
+    this.matching = (eb) =>
+      eb.and([
+        eb("environment_id", "=", environmentId),
+        eb("deleted", "=", false),
+        ...conditions.map((condition) => condition(eb)),
+      ]);
+  }
+
+  keyOf(row: { id: string }): Key {
+    return [(row as Record<string, unknown>)[this.column], row.id];
+  }
+
+  /** Rows past `key` towards the end of the order (`onward`) or its start. */
+  beyond(key: Key, onward: boolean, inclusive = false): Condition {
+    const op = onward === this.ascending ? (inclusive ? ">=" : ">") : inclusive ? "<=" : "<";
+    return (eb) => eb(eb.refTuple(this.column, "id"), op, eb.tuple(key[0] as never, key[1]));
+  }
+
+  direction(onward: boolean): "asc" | "desc" {
+    return onward === this.ascending ? "asc" : "desc";
+  }
+}
+
+export type { SearchPlan };
+
+export class SubscriberSearchQueries {
+  private readonly reads: Kysely<Database>;
+  private readonly totalCountCap: number;
+  private readonly substring: SubstringFilter;
+
+  constructor(reads: Kysely<Database>, totalCountCap: number, substring: SubstringFilter) {
+    this.reads = reads;
+    this.totalCountCap = totalCountCap;
+    this.substring = substring;
+  }
+
+  /** The search's plan: each given filter's condition (a lone short term's count is kept, which its plan follows). */
+  async plan(environmentId: string, query: SubscriberSearch): Promise<SearchPlan> {
+    const countKept = loneShortTerm(query) !== undefined;
+    const conditions = await Promise.all(
+      givenFilters(query).map(([name, value]) => filterSql[name].condition(value, this.substring, countKept)),
+    );
+    return new SearchPlan(query, environmentId, conditions);
+  }
+
+  /** The sort key of the cursor's subscriber, or undefined when it names no live subscriber of the environment. */
+  async cursorKey(plan: SearchPlan, cursorId: string): Promise<Key | undefined> {
+    const cursor = await this.reads
+      .selectFrom("subscribers")
+      .select(["id", plan.column])
+      .where("environment_id", "=", plan.environmentId)
+      .where("id", "=", cursorId)
+      .where("deleted", "=", false)
+      .executeTakeFirst();
+    return cursor && plan.keyOf(cursor);
+  }
+
+  /**
+   * The page's rows, in the page's order, and whether more rows lie beyond it in the direction it was read: one row
+   * more is read to know. The ids come first (from an index alone where it can), then only those rows whole.
+   */
+  async page<Columns extends keyof Database["subscribers"] & string>(
+    plan: SearchPlan,
+    query: SubscriberSearch,
+    cursor: Key | undefined,
+    columns: readonly Columns[],
+  ) {
+    const direction = plan.direction(plan.forward);
+    let ids = this.reads
+      .selectFrom("subscribers")
+      .select("id")
+      .where(plan.matching)
+      .orderBy(plan.column, direction)
+      .orderBy("id", direction)
+      .limit(query.limit + 1);
+    if (cursor) ids = ids.where(plan.beyond(cursor, plan.forward, query.includeCursor));
+    const rows = await this.reads
+      .selectFrom("subscribers")
+      .select(columns)
+      .where("id", "in", ids)
+      .where("environment_id", "=", plan.environmentId)
+      .orderBy(plan.column, direction)
+      .orderBy("id", direction)
+      .execute();
+    const items = rows.slice(0, query.limit);
+    if (!plan.forward) items.reverse();
+    return { items, more: rows.length > query.limit };
+  }
+
+  /** Whether a matching row lies past `key`, towards the end of the order (`onward`) or its start. */
+  async exists(plan: SearchPlan, key: Key, onward: boolean): Promise<boolean> {
+    const row = await this.reads
+      .selectFrom("subscribers")
+      .select("id")
+      .where(plan.matching)
+      .where(plan.beyond(key, onward))
+      // Ordered from the key, so that the sort index answers it (a plain LIMIT 1 may scan the table from its start).
+      .orderBy(plan.column, plan.direction(onward))
+      .orderBy("id", plan.direction(onward))
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /**
+   * Every match counted up to the cap (past it, the cap). A kept count answers where it is exact: no filter, a lone
+   * term of up to three characters; an e-mail term whose large domains alone pass the cap need not read the rows.
+   */
+  async count(plan: SearchPlan, query: SubscriberSearch): Promise<SubscriberCounts> {
+    const { environmentId } = plan;
+    const cap = this.totalCountCap;
+    const given = givenFilters(query);
+    const lone = loneShortTerm(query);
+    const counted = this.rowsUpToCap(plan);
+    let n: number;
+    if (given.length === 0) n = await this.liveSubscribers(environmentId);
+    else if (lone) n = await this.keptGramCount(environmentId, lone, counted);
+    else if (given.length === 1 && given[0]?.[0] === "email")
+      n = await this.emailTermCount(environmentId, given[0][1], counted);
+    else n = (await counted.executeTakeFirstOrThrow()).n;
+    return n > cap ? { totalCount: cap, totalCountCapped: true } : { totalCount: n, totalCountCapped: false };
+  }
+
+  /** The matching rows, counted up to one past the cap. */
+  private rowsUpToCap(plan: SearchPlan): SelectQueryBuilder<Database, never, { n: number }> {
+    const limited = this.reads
+      .selectFrom("subscribers")
+      .select(sql`1`.as("one"))
+      .where(plan.matching)
+      .limit(this.totalCountCap + 1)
+      .as("limited");
+    return this.reads.selectFrom(limited).select(sql<number>`count(*)::int`.as("n"));
+  }
+
+  private async liveSubscribers(environmentId: string): Promise<number> {
+    const row = await this.reads
+      .selectFrom("subscriber_counts")
+      .select("live")
+      .where("environment_id", "=", environmentId)
+      .executeTakeFirst();
+    return Number(row?.live ?? 0);
+  }
+
+  /**
+   * How many live subscribers hold a term of up to three characters in a searched column: the kept count of that gram
+   * (migration 004), which is exactly the search's count. Should the database's lower() make the term longer than
+   * JavaScript's did, the rows are counted instead.
+   */
+  private async keptGramCount(
+    environmentId: string,
+    [column, term]: [SearchedColumn, string],
+    counted: SelectQueryBuilder<Database, never, { n: number }>,
+  ): Promise<number> {
+    const kept = this.reads
+      .selectFrom("subscriber_search_gram_counts")
+      .select(sql<string>`coalesce(sum(live), 0)`.as("live"))
+      .where("environment_id", "=", environmentId)
+      .where("searched", "=", column)
+      .where("gram", "=", sql<string>`lower(${term})`);
+    const short = sql<SqlBool>`char_length(lower(${term})) BETWEEN 1 AND ${sql.lit(maxKeptGram)}`;
+    const row = await this.reads
+      .selectNoFrom(sql<string>`CASE WHEN ${short} THEN (${kept}) ELSE (${counted}) END`.as("n"))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /**
+   * An e-mail term alone: subscribers of the large domains that contain the term match it too (migration 003), so when
+   * they alone pass the cap, the rows need not be read. PostgreSQL runs a CASE branch's subquery only when it is taken.
+   */
+  private async emailTermCount(
+    environmentId: string,
+    term: string,
+    counted: SelectQueryBuilder<Database, never, { n: number }>,
+  ): Promise<number> {
+    const cap = this.totalCountCap;
+    const inLargeDomains = this.reads
+      .selectFrom("subscriber_email_domains")
+      .select(sql<string>`coalesce(sum(live), 0)`.as("live"))
+      .where("environment_id", "=", environmentId)
+      .where(sql.ref("live"), ">=", sql.lit(largeDomain))
+      .where(sql<SqlBool>`domain LIKE lower(${likeContains(term)})`);
+    const row = await this.reads
+      .selectNoFrom(sql<number>`CASE WHEN (${inLargeDomains}) > ${cap} THEN ${cap + 1} ELSE (${counted}) END`.as("n"))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}
