@@ -18,11 +18,7 @@ export function declaredValues(declaration: Declaration, data: ModelData[], seed
   const values = data
     .flatMap((each) => declaration.samples(each, random))
     .flatMap((sample) => [sample, ...(declaration.variants?.(sample, random) ?? [])]);
-  const seen = new Set<string>();
-  return values.filter((value) => {
-    const key = JSON.stringify(value);
-    return seen.has(key) ? false : (seen.add(key), true);
-  });
+  return [...new Map(values.map((value) => [JSON.stringify(value), value])).values()];
 }
 
 /** At most `max` of the arbitraries' keys, each with a value of its arbitrary. */
