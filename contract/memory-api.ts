@@ -11,10 +11,12 @@ import type {
 } from "../generated/schema.js";
 import {
   type Answer,
+  decideIdempotently,
   getNotification,
   idempotencyDocsLink,
   idempotencyFingerprint,
   inEnvironment,
+  keepsAnswer,
   type ListOptions,
   listNotifications,
   messages,
@@ -129,18 +131,24 @@ export class MemoryApi {
     const echo = { "Idempotency-Key": idempotency.key };
     const slot = `${caller.environmentId ?? ""}\n${idempotency.key}`;
     const stored = this.answers.get(slot);
-    if (stored && stored.fingerprint !== fingerprint) {
-      const error = {
-        example: "IdempotencyKeyReused",
-        message: messages.idempotencyKeyReused(idempotency.key),
-        errors: reusedKeyField(idempotency.key),
-      };
-      return { status: 422, error, headers: { ...echo, Link: idempotencyDocsLink } };
+    // One request at a time here: no key is ever held by another.
+    switch (decideIdempotently(false, stored, fingerprint)) {
+      case "reused": {
+        const error = {
+          example: "IdempotencyKeyReused",
+          message: messages.idempotencyKeyReused(idempotency.key),
+          errors: reusedKeyField(idempotency.key),
+        };
+        return { status: 422, error, headers: { ...echo, Link: idempotencyDocsLink } };
+      }
+      case "replay":
+        return { ...(stored as KeptAnswer).answer, headers: { ...echo, "Idempotency-Replay": "true" } };
+      default: {
+        const answer = this.applyPatch(subscriberId, body, caller);
+        if (keepsAnswer(answer.status)) this.answers.set(slot, { fingerprint, answer });
+        return { ...answer, headers: echo };
+      }
     }
-    if (stored) return { ...stored.answer, headers: { ...echo, "Idempotency-Replay": "true" } };
-    const answer = this.applyPatch(subscriberId, body, caller);
-    if (answer.status === 200 || answer.status === 404) this.answers.set(slot, { fingerprint, answer });
-    return { ...answer, headers: echo };
   }
 
   private applyPatch(subscriberId: string, body: PatchBody, caller: CallerEnvironment): MemoryAnswer<Subscriber> {

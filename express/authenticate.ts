@@ -3,6 +3,7 @@
  * keys are valid, and what a key stands for, is the app's to say: the `authenticate` hook.
  */
 import { createHash } from "node:crypto";
+import { readAuthorization } from "@novu-query/contract/model";
 import type { Request, RequestHandler, Response } from "express";
 import { ApiError } from "./errors.js";
 import type { AuthContext } from "./handler-types.js";
@@ -57,14 +58,9 @@ export interface UnknownKeyGuard {
  */
 export function apiKeyAuthentication(authenticate: Authenticate, guard?: UnknownKeyGuard): RequestHandler {
   return async (req, res, next) => {
-    const header = req.headers.authorization;
-    if (header === undefined) return next(ApiError.unauthorized(messages.missingAuthorization));
-    const [scheme = "", ...rest] = header.trim().split(/\s+/);
-    if (scheme !== "ApiKey") {
-      return next(ApiError.unauthorized(messages.invalidScheme(scheme.slice(0, 64))));
-    }
-    const apiKey = rest.join(" ");
-    if (apiKey === "") return next(ApiError.unauthorized(messages.emptyKey));
+    const read = readAuthorization(req.headers.authorization);
+    if (!("apiKey" in read)) return next(ApiError.unauthorized(read.message));
+    const { apiKey } = read;
     try {
       const keyHash = hashApiKey(apiKey);
       const refused = guard?.beforeLookup(req, keyHash);

@@ -5,7 +5,7 @@
  * app's choice: an `IdempotencyStore` (memory-idempotency.ts keeps them in this process).
  */
 import { createHash } from "node:crypto";
-import { idempotencyFingerprint, reusedKeyField } from "@novu-query/contract/model";
+import { decideIdempotently, idempotencyFingerprint, keepsAnswer, reusedKeyField } from "@novu-query/contract/model";
 import type { RequestHandler } from "express";
 import { ApiError, type ErrorBody } from "./errors.js";
 import { idempotencyDocsLink, messages } from "./messages.js";
@@ -86,37 +86,42 @@ export async function runIdempotently<Transaction>(
 ): Promise<Outcome> {
   const print = fingerprint(request);
   return store.session(request.scope, request.key, async (session) => {
-    if (!(await session.claim())) {
-      throw new ApiError(409, messages.idempotencyInFlight(request.key), {
-        "Retry-After": "1",
-        Link: idempotencyDocsLink,
-      });
-    }
-    const stored = await session.find();
-    if (stored) {
-      if (stored.fingerprint !== print) {
+    const held = !(await session.claim());
+    const stored = held ? undefined : await session.find();
+    switch (decideIdempotently(held, stored, print)) {
+      case "in-flight":
+        throw new ApiError(409, messages.idempotencyInFlight(request.key), {
+          "Retry-After": "1",
+          Link: idempotencyDocsLink,
+        });
+      case "reused":
         throw ApiError.validation(reusedKeyField(request.key), messages.idempotencyKeyReused(request.key), {
           Link: idempotencyDocsLink,
         });
+      case "replay": {
+        const { statusCode, body } = stored as StoredAnswer;
+        return { status: statusCode, body: undefined, rawBody: body, headers: { "Idempotency-Replay": "true" } };
       }
-      return {
-        status: stored.statusCode,
-        body: undefined,
-        rawBody: stored.body,
-        headers: { "Idempotency-Replay": "true" },
-      };
+      case "run": {
+        const outcome = await outcomeOf(() => work(session.transaction), renderError);
+        if (keepsAnswer(outcome.status)) {
+          await session.save(
+            { fingerprint: print, statusCode: outcome.status, body: JSON.stringify(outcome.body) },
+            request.ttlSeconds,
+          );
+        }
+        return outcome;
+      }
     }
-    let outcome: Outcome;
-    try {
-      outcome = await work(session.transaction);
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 404) throw error;
-      outcome = { status: error.status, body: renderError(error) };
-    }
-    await session.save(
-      { fingerprint: print, statusCode: outcome.status, body: JSON.stringify(outcome.body) },
-      request.ttlSeconds,
-    );
-    return outcome;
   });
+}
+
+/** The work's outcome; an error it reports itself (its ApiError with a status the contract keeps) becomes one too. */
+async function outcomeOf(work: () => Promise<Outcome>, renderError: (error: ApiError) => ErrorBody): Promise<Outcome> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof ApiError) || !keepsAnswer(error.status)) throw error;
+    return { status: error.status, body: renderError(error) };
+  }
 }

@@ -4,11 +4,7 @@
  * recently used key goes first.
  */
 import type { RateLimitStore, RateLimits, Take } from "./rate-limit.js";
-
-interface Bucket {
-  tokens: number;
-  updatedAt: number;
-}
+import { type Bucket, takeToken } from "./token-bucket.js";
 
 export class MemoryRateLimitStore implements RateLimitStore {
   private readonly buckets = new Map<string, Bucket>();
@@ -21,16 +17,13 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.now = now;
   }
 
-  take(id: string, { perMinute, burst }: RateLimits): Take {
+  take(id: string, limits: RateLimits): Take {
     const now = this.now();
-    const stored = this.buckets.get(id);
-    const tokens = stored ? Math.min(burst, stored.tokens + ((now - stored.updatedAt) * perMinute) / 60_000) : burst;
-    const allowed = tokens >= 1;
-    const left = allowed ? tokens - 1 : tokens;
+    const taken = takeToken(this.buckets.get(id), now, limits);
     // Re-inserting keeps the Map in least-recently-used order, so the oldest key is the first to go.
     this.buckets.delete(id);
-    this.buckets.set(id, { tokens: left, updatedAt: now });
+    this.buckets.set(id, { tokens: taken.tokens, updatedAt: now });
     if (this.buckets.size > this.maxKeys) this.buckets.delete(this.buckets.keys().next().value as string);
-    return { allowed, tokens: left };
+    return taken;
   }
 }

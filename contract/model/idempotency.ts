@@ -13,3 +13,29 @@ export function idempotencyFingerprint(request: { method: string; path: string; 
 export const reusedKeyField = (key: string) => ({
   "headers.idempotency-key": { messages: ["was already used with a different method, path or body"], value: key },
 });
+
+/**
+ * What a request with an idempotency key gets, in one place for every implementation (the skeleton's
+ * runIdempotently, MemoryApi): 409 while another request holds the key (`in-flight`), 422 when the key's stored
+ * answer was for another method, path or body (`reused`), that answer again (`replay`), or the work done and its
+ * answer stored (`run`).
+ */
+export type IdempotencyDecision = "in-flight" | "reused" | "replay" | "run";
+
+export function decideIdempotently(
+  heldByAnother: boolean,
+  stored: { fingerprint: string } | undefined,
+  fingerprint: string,
+): IdempotencyDecision {
+  if (heldByAnother) return "in-flight";
+  if (!stored) return "run";
+  return stored.fingerprint === fingerprint ? "replay" : "reused";
+}
+
+/**
+ * Whether an answer is kept for the key's retries: the operation's success, and the errors its handler made (a 404
+ * replays as itself); not a refused request or a conflict (Stripe's rule), which a retry may get past.
+ */
+export function keepsAnswer(status: number): boolean {
+  return status < 300 || status === 404;
+}

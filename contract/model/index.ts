@@ -9,10 +9,17 @@
  *   if (answer.status === 200) render(answer.body.data);
  */
 export { type Answer, type FieldErrors, isRefusal, ok, type Refusal } from "./answers.js";
+export { type AuthorizationRefusal, keyNotFound, readAuthorization } from "./authentication.js";
 export { canonicalJson } from "./canonical-json.js";
 export { canonicalDateTime, dateTimeForms, dateTimeMilliseconds, storableInstant } from "./date-time.js";
 export { inEnvironment } from "./environments.js";
-export { idempotencyFingerprint, reusedKeyField } from "./idempotency.js";
+export {
+  decideIdempotently,
+  type IdempotencyDecision,
+  idempotencyFingerprint,
+  keepsAnswer,
+  reusedKeyField,
+} from "./idempotency.js";
 export * from "./inputs/index.js";
 export { containsIgnoringCase, searchedName, termVariants } from "./matching.js";
 export { idempotencyDocsLink, messages } from "./messages.js";

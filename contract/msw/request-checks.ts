@@ -8,6 +8,7 @@ import { HttpResponse } from "msw";
 import type { OperationId } from "../../generated/operations.js";
 import { segmentsOf } from "../json-pointer.js";
 import type { FieldErrors } from "../model/answers.js";
+import { keyNotFound, readAuthorization } from "../model/authentication.js";
 import { messages } from "../model/messages.js";
 import { unknownQueryKey } from "../model/query-keys.js";
 import { errorFrame, type Json, operationCheck, requestId } from "./spec.js";
@@ -29,18 +30,23 @@ function addIssues(errors: FieldErrors, prefix: string, issues: ErrorObject[] | 
   }
 }
 
-/** The 401 a request deserves, by the example whose text the server sends for it; undefined when the key is usable. */
-export function authenticationFailure(request: Request): string | undefined {
-  const authorization = request.headers.get("authorization");
-  if (authorization === null) return "UnauthorizedMissingHeader";
-  const [scheme, key] = authorization.trim().split(/\s+/, 2);
-  if (scheme !== "ApiKey") return "UnauthorizedInvalidScheme";
-  if (!key) return "UnauthorizedEmptyKey";
-  return undefined;
+/**
+ * The key a request names, as the server reads it (the model's `readAuthorization`), or its 401: `isKnown` says which
+ * keys exist (default: any). Answered in the server's words, the scheme as sent included.
+ */
+export function authenticate(
+  request: Request,
+  url: URL,
+  isKnown: (apiKey: string) => boolean = () => true,
+): { apiKey: string } | { unauthorized: Response } {
+  const read = readAuthorization(request.headers.get("authorization"));
+  const refusal = "apiKey" in read ? (isKnown(read.apiKey) ? undefined : keyNotFound) : read;
+  if (!refusal) return read as { apiKey: string };
+  return { unauthorized: refused({ ...errorFrame(refusal.example, url), message: refusal.message }, 401) };
 }
 
 /** An error answer to a request the contract refuses, with its request id as the server's has. */
-function refusal(body: object, status: number): Response {
+function refused(body: object, status: number): Response {
   return HttpResponse.json(body, { status, headers: { "X-Request-Id": requestId() } });
 }
 
@@ -59,7 +65,7 @@ export async function requestFailure(
       idempotencyKey === ""
         ? messages.idempotencyKeyEmpty
         : frame.message.replace(/"[^"]*"/, JSON.stringify(idempotencyKey));
-    return refusal({ ...frame, message }, 400);
+    return refused({ ...frame, message }, 400);
   }
   const check = operationCheck(id);
   const errors: FieldErrors = {};
@@ -90,17 +96,17 @@ export async function requestFailure(
   }
   if (check.body) {
     if (!/^application\/json\b/i.test(request.headers.get("content-type") ?? "")) {
-      return refusal(errorFrame("UnsupportedMediaType", url), 415);
+      return refused(errorFrame("UnsupportedMediaType", url), 415);
     }
     const text = await request.text();
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      return refusal(errorFrame("BadRequestMalformedJson", url), 400);
+      return refused(errorFrame("BadRequestMalformedJson", url), 400);
     }
     if (!check.body(body)) addIssues(errors, "body", check.body.errors, body);
   }
   if (Object.keys(errors).length === 0) return null;
-  return refusal({ ...errorFrame("ValidationPatchBody", url), errors }, 422);
+  return refused({ ...errorFrame("ValidationPatchBody", url), errors }, 422);
 }

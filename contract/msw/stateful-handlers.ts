@@ -7,7 +7,7 @@ import { type OperationId, operationTable } from "../../generated/operations.js"
 import { createFactories, type FactoryOptions } from "../factories.js";
 import { type CallerEnvironment, type MemoryAnswer, MemoryApi, type MemoryData } from "../memory-api.js";
 import { exampleResponse } from "./example-answers.js";
-import { authenticationFailure, requestFailure } from "./request-checks.js";
+import { authenticate, requestFailure } from "./request-checks.js";
 import { type HandlerOptions, urlPattern } from "./routes.js";
 import { errorFrame, type Json, queryOf, requestId } from "./spec.js";
 
@@ -93,13 +93,12 @@ export function createStatefulHandlers(options: StatefulOptions = {}): StatefulH
   const handlers = (Object.keys(operationTable) as OperationId[]).map((id) =>
     http[operationTable[id].method](urlPattern(id, options.baseUrl), async ({ request, params }) => {
       const url = new URL(request.url);
-      const key = (request.headers.get("authorization") ?? "").trim().split(/\s+/)[1] ?? "";
-      const environmentId = options.apiKeys && Object.hasOwn(options.apiKeys, key) ? options.apiKeys[key] : undefined;
-      const known = options.apiKeys
-        ? environmentId !== undefined
-        : options.apiKey === undefined || key === options.apiKey;
-      const failed = authenticationFailure(request) ?? (known ? undefined : "UnauthorizedKeyNotFound");
-      if (failed) return exampleResponse(id, { status: 401, example: failed }, { url, params });
+      const { apiKeys, apiKey } = options;
+      const caller = authenticate(request, url, (key) =>
+        apiKeys ? Object.hasOwn(apiKeys, key) : apiKey === undefined || key === apiKey,
+      );
+      if ("unauthorized" in caller) return caller.unauthorized;
+      const environmentId = apiKeys?.[caller.apiKey];
       const refused = await requestFailure(id, request.clone(), params as Json, url);
       if (refused) return refused;
       const kept = await answer(id, request, params as Json, url, { environmentId });

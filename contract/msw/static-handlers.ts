@@ -13,7 +13,7 @@ import {
   preferred,
   type StatusOf,
 } from "./example-answers.js";
-import { authenticationFailure, requestFailure } from "./request-checks.js";
+import { authenticate, requestFailure } from "./request-checks.js";
 import { type HandlerOptions, urlPattern } from "./routes.js";
 import type { Json } from "./spec.js";
 
@@ -22,10 +22,8 @@ function handlerFor(id: OperationId, options: HandlerOptions, fixed?: Choice): H
   const method = operationTable[id].method;
   return http[method](urlPattern(id, options.baseUrl), async ({ request, params }) => {
     const url = new URL(request.url);
-    const failedAuthentication = authenticationFailure(request);
-    if (failedAuthentication) {
-      return exampleResponse(id, { status: 401, example: failedAuthentication }, { url, params });
-    }
+    const caller = authenticate(request, url);
+    if ("unauthorized" in caller) return caller.unauthorized;
     const refused = await requestFailure(id, request.clone(), params as Json, url);
     if (refused) return refused;
     const prefer = preferred(request);
