@@ -13,7 +13,7 @@ import {
   searchSubscribers,
 } from "@novu-query/contract/model";
 import { type ConformanceContext, check, checkEqual, type Rule, RuleFailure } from "./context.js";
-import { expectList, expectSearch, Random, type Snapshot, snapshotOf } from "./oracle.js";
+import { expectList, expectSearch, largestPage, Random, type Snapshot, snapshotOf } from "./oracle.js";
 
 const unknownId = "ffffffffffffffffffffffff";
 /** Pages of 13 walked in each order. */
@@ -261,7 +261,11 @@ export const oracleRules: Rule[] = [
       const snapshot = await snapshotOf(c);
       if (!snapshot.subscribersComplete) return;
       for (const [orderBy, orderDirection] of orders) {
-        const all = searchSubscribers(snapshot.subscribers, { orderBy, orderDirection, limit: 100 });
+        const all = searchSubscribers(snapshot.subscribers, {
+          orderBy,
+          orderDirection,
+          limit: largestPage.subscribers,
+        });
         const rows = all.status === 200 ? all.body.data : [];
         const first = need(rows[0], "a subscriber");
         const last = rows.at(-1) as Subscriber;
@@ -435,7 +439,8 @@ export const oracleRules: Rule[] = [
         await expectList(c, snapshot, { after: iso(at), before: iso(at) });
         await expectList(c, snapshot, { after: iso(at + 1) });
         await expectList(c, snapshot, { before: iso(at - 1) });
-        await expectList(c, snapshot, { after: iso(at - 3_600_000), before: iso(at + 3_600_000), limit: 50 });
+        const hour = { after: iso(at - 3_600_000), before: iso(at + 3_600_000) };
+        await expectList(c, snapshot, { ...hour, limit: largestPage.notifications });
       }
     },
   },
@@ -448,7 +453,7 @@ export const oracleRules: Rule[] = [
       const rng = random(c, this.id);
       const channel = rng.pick(channelsOf(snapshot));
       for (const [limit, filter] of [
-        [50, {}],
+        [largestPage.notifications, {}],
         [7, {}],
         [1, {}],
         [3, channel ? { channels: [channel] } : {}],
@@ -470,7 +475,7 @@ export const oracleRules: Rule[] = [
       ];
       const sized = filters
         .map((filter) => ({ filter, count: countOf(snapshot, filter) }))
-        .filter(({ count }) => count >= 2 && count <= 50);
+        .filter(({ count }) => count >= 2 && count <= largestPage.notifications);
       for (const { filter, count } of sample(rng, sized, 2)) {
         await expectList(c, snapshot, { ...filter, limit: count });
         if (count % 2 === 0) await expectList(c, snapshot, { ...filter, limit: count / 2, page: 1 });
@@ -489,8 +494,9 @@ export const oracleRules: Rule[] = [
         const snapshot = await snapshotOf(c);
         if (snapshot.notificationsComplete) {
           // The page where the default list ends: nothing older may follow it.
-          const page = Math.floor(snapshot.notifications.length / 50);
-          await expectList(c, snapshot, { after: "1970-01-01T00:00:00.000Z", limit: 50, page });
+          const limit = largestPage.notifications;
+          const page = Math.floor(snapshot.notifications.length / limit);
+          await expectList(c, snapshot, { after: "1970-01-01T00:00:00.000Z", limit, page });
         }
         return;
       }

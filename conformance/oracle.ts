@@ -4,6 +4,7 @@
  * or a count that ignores the filter differs from the model, and the failure names the query and the first
  * difference.
  */
+
 import type {
   ApiClient,
   ListNotificationsResponse,
@@ -19,6 +20,10 @@ import {
   type SubscriberSearchQuery,
   searchSubscribers,
 } from "@novu-query/contract/model";
+import { operationTable } from "@novu-query/contract/operations";
+
+export { Random } from "@novu-query/contract/model";
+
 import { type ConformanceContext, check, RuleFailure } from "./context.js";
 
 /** What the oracle read of one environment. */
@@ -35,8 +40,13 @@ export interface Snapshot {
   window: { after?: string };
 }
 
-const subscriberPage = 100;
-const notificationPage = 50;
+/** The largest page each list serves: the spec's maximum `limit`, read from the operation table. */
+export const largestPage = {
+  subscribers: operationTable.searchSubscribers.queryBounds.limit.maximum,
+  notifications: operationTable.listNotifications.queryBounds.limit.maximum,
+};
+const subscriberPage = largestPage.subscribers;
+const notificationPage = largestPage.notifications;
 
 /** Reads an environment's subscribers (a cursor walk) and notifications (pages), each up to `readLimit` rows. */
 export async function readSnapshot(context: ConformanceContext, client: ApiClient): Promise<Snapshot> {
@@ -105,36 +115,6 @@ export async function snapshotOf(context: ConformanceContext, which: "main" | "o
 }
 
 /** A seeded pseudo-random source (mulberry32), so that a run's queries can be repeated with `seed`. */
-export class Random {
-  private state: number;
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-  int(below: number): number {
-    return Math.floor(this.next() * below);
-  }
-  pick<T>(items: readonly T[]): T | undefined {
-    return items.length === 0 ? undefined : items[this.int(items.length)];
-  }
-  /** A substring of 3 to 6 characters (or the whole text if shorter), its letters' case flipped at random. */
-  substring(text: string): string {
-    const chars = [...text];
-    const length = Math.min(chars.length, 3 + this.int(4));
-    const start = this.int(chars.length - length + 1);
-    return chars
-      .slice(start, start + length)
-      .map((char) => (this.next() < 0.5 ? char.toUpperCase() : char.toLowerCase()))
-      .join("");
-  }
-}
-
 function queryString(query: Record<string, unknown>): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {

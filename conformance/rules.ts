@@ -16,6 +16,7 @@ import { operationIds, operationTable } from "@novu-query/contract/operations";
 import { type ConformanceContext, check, checkEqual, type Rule } from "./context.js";
 import { examplePath } from "./coverage.js";
 import { isolationRules } from "./isolation-rules.js";
+import { largestPage } from "./oracle.js";
 import { oracleRules } from "./oracle-rules.js";
 
 /** Search parameters as sent, unchecked: some rules send what the contract refuses. */
@@ -134,9 +135,9 @@ const requestRules: Rule[] = [
   {
     id: "search.invalid-limit",
     level: "shape",
-    text: "A limit above 100 is answered 422 naming query.limit",
+    text: `A limit above ${largestPage.subscribers} is answered 422 naming query.limit`,
     async run(c) {
-      const body = await c.expectError(await c.raw("/v2/subscribers?limit=101"), 422);
+      const body = await c.expectError(await c.raw(`/v2/subscribers?limit=${largestPage.subscribers + 1}`), 422);
       check(body.errors?.["query.limit"], "errors has no query.limit entry");
     },
   },
@@ -232,7 +233,7 @@ const requestRules: Rule[] = [
   {
     id: "patch.read-back",
     level: "behaviour",
-    text: "A PATCH of every field answers what the model says and a search reads the same back; so do null for every field, and the old values back",
+    text: "A PATCH of every field answers what the model says and a search reads the same back; so do another data object (replacing the first whole), null for every field, and the old values back",
     async run(c) {
       const before = await patchTarget(c);
       const n = Date.now() % 100_000;
@@ -251,7 +252,9 @@ const requestRules: Rule[] = [
       ) as PatchSubscriberRequest;
       const cleared = Object.fromEntries(Object.keys(changes).map((field) => [field, null])) as PatchSubscriberRequest;
       let current = before;
-      for (const body of [changes, cleared, restore]) {
+      // A second object for `data` after the first: it replaces it whole (a merge keeps the first one's keys).
+      const otherData: PatchSubscriberRequest = { data: { replaced: n } };
+      for (const body of [changes, otherData, cleared, restore]) {
         const request = `PATCH /v2/subscribers/${before.subscriberId} ${JSON.stringify(body).slice(0, 80)}`;
         const { data, response } = await patch(c, before.subscriberId, body);
         check(response.status === 200 && data, `${request} answered ${response.status}`);
@@ -399,9 +402,9 @@ const requestRules: Rule[] = [
   {
     id: "list.invalid-limit",
     level: "shape",
-    text: "A limit above 50 is answered 422 naming query.limit",
+    text: `A limit above ${largestPage.notifications} is answered 422 naming query.limit`,
     async run(c) {
-      const body = await c.expectError(await c.raw("/v1/notifications?limit=51"), 422);
+      const body = await c.expectError(await c.raw(`/v1/notifications?limit=${largestPage.notifications + 1}`), 422);
       check(body.errors?.["query.limit"], "errors has no query.limit entry");
     },
   },

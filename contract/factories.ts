@@ -8,6 +8,8 @@
  *   const alice = make.subscriber({ firstName: "Alice" });
  *   const page = make.searchSubscribersResponse({ data: make.subscribers(10) });
  */
+
+import { operationTable } from "../generated/operations.js";
 import type {
   ChannelSettings,
   ChannelType,
@@ -20,11 +22,21 @@ import type {
   NotificationTemplate,
   ProviderId,
   SearchSubscribersResponse,
-  SeverityLevel,
   Step,
   Subscriber,
   ValidationErrorDto,
 } from "../generated/schema.js";
+import {
+  channelTypes,
+  emailDomains,
+  firstNames,
+  lastNames,
+  places,
+  plans,
+  providersByJob,
+  topicKeys,
+  workflows,
+} from "./vocabulary.js";
 
 export interface FactoryOptions {
   /** The same seed gives the same data, call for call (default 1). */
@@ -33,145 +45,6 @@ export interface FactoryOptions {
   now?: Date | string | number;
 }
 
-/** A profile of where a subscriber lives: a locale, a time zone and a phone number plan that go together. */
-const places = [
-  { locale: "en-US", timezone: "America/New_York", phone: ["+1", 10] },
-  { locale: "en-US", timezone: "America/Los_Angeles", phone: ["+1", 10] },
-  { locale: "en-GB", timezone: "Europe/London", phone: ["+44", 10] },
-  { locale: "de-DE", timezone: "Europe/Berlin", phone: ["+49", 11] },
-  { locale: "fr-FR", timezone: "Europe/Paris", phone: ["+33", 9] },
-  { locale: "es-ES", timezone: "Europe/Madrid", phone: ["+34", 9] },
-  { locale: "nl-NL", timezone: "Europe/Amsterdam", phone: ["+31", 9] },
-  { locale: "sv-SE", timezone: "Europe/Stockholm", phone: ["+46", 9] },
-  { locale: "pl-PL", timezone: "Europe/Warsaw", phone: ["+48", 9] },
-  { locale: "pt-BR", timezone: "America/Sao_Paulo", phone: ["+55", 11] },
-  { locale: "ja-JP", timezone: "Asia/Tokyo", phone: ["+81", 10] },
-  { locale: "hi-IN", timezone: "Asia/Kolkata", phone: ["+91", 10] },
-  { locale: "en-AU", timezone: "Australia/Sydney", phone: ["+61", 9] },
-  { locale: "en_US", timezone: "UTC", phone: ["+1", 10] },
-] as const;
-
-const firstNames = [
-  "Maya",
-  "Liam",
-  "Sofia",
-  "Noah",
-  "Amara",
-  "Lucas",
-  "Yuki",
-  "Mateo",
-  "Priya",
-  "Elias",
-  "Chloé",
-  "Jonas",
-  "Aisha",
-  "Hugo",
-  "Ingrid",
-  "Kenji",
-  "Lena",
-  "Omar",
-  "Zoe",
-  "Rafael",
-  "Nadia",
-  "Felix",
-  "Ana",
-  "Tomás",
-  "Freya",
-  "Arjun",
-  "Grace",
-  "Malik",
-  "Clara",
-  "Diego",
-  "Hana",
-  "Leon",
-  "Isabela",
-  "Samuel",
-  "Emma",
-  "Wei",
-  "Olivia",
-  "Kai",
-];
-const lastNames = [
-  "Patel",
-  "Müller",
-  "García",
-  "Nguyen",
-  "Okafor",
-  "Rossi",
-  "Tanaka",
-  "Dubois",
-  "Kowalski",
-  "Silva",
-  "Johansson",
-  "Smith",
-  "Kim",
-  "Fernández",
-  "Novak",
-  "Ahmed",
-  "Schneider",
-  "Moreau",
-  "O'Brien",
-  "Jensen",
-  "Costa",
-  "Ivanova",
-  "Hernández",
-  "Sato",
-  "Fischer",
-  "Bianchi",
-  "Mensah",
-  "Van Dijk",
-  "Cohen",
-  "Lindqvist",
-];
-const emailDomains = ["example.com", "example.org", "mail.example", "acme.example", "company.example"];
-const topicKeys = ["project-apollo", "release-notes", "billing-alerts", "incident-updates", "product-news"];
-const plans = ["free", "team", "enterprise"];
-
-const workflows: { name: string; identifier: string; steps: JobType[]; severity: SeverityLevel; tags: string[] }[] = [
-  {
-    name: "Comment digest",
-    identifier: "comment-digest",
-    steps: ["digest", "email"],
-    severity: "none",
-    tags: ["collaboration"],
-  },
-  {
-    name: "Password changed",
-    identifier: "password-changed",
-    steps: ["in_app", "email"],
-    severity: "high",
-    tags: ["security"],
-  },
-  { name: "Two-factor code", identifier: "two-factor-code", steps: ["sms"], severity: "high", tags: ["security"] },
-  {
-    name: "Deploy finished",
-    identifier: "deploy-finished",
-    steps: ["chat", "push"],
-    severity: "medium",
-    tags: ["engineering"],
-  },
-  {
-    name: "Invoice ready",
-    identifier: "invoice-ready",
-    steps: ["delay", "email", "in_app"],
-    severity: "low",
-    tags: ["billing"],
-  },
-  {
-    name: "Weekly report",
-    identifier: "weekly-report",
-    steps: ["digest", "email"],
-    severity: "none",
-    tags: ["reports"],
-  },
-];
-const providers: Partial<Record<JobType, ProviderId[]>> = {
-  email: ["sendgrid", "ses", "postmark", "mailgun"],
-  sms: ["twilio", "sns", "plivo"],
-  chat: ["slack", "msteams", "discord"],
-  push: ["fcm", "apns", "expo"],
-};
-const channelTypes: readonly ChannelType[] = ["in_app", "email", "sms", "chat", "push"];
 const day = 86_400_000;
 
 /** mulberry32: a small, fast generator with a 32-bit state; plenty for test data. */
@@ -237,6 +110,15 @@ export function createFactories(options: FactoryOptions = {}): Factories {
   const now = options.now === undefined ? startOfUtcDay(Date.now()) : new Date(options.now).getTime();
   const int = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const weighted = <T>(items: readonly { value: T; weight: number }[]): T => {
+    const draw = random() * items.reduce((sum, item) => sum + item.weight, 0);
+    let below = 0;
+    for (const item of items) {
+      below += item.weight;
+      if (draw < below) return item.value;
+    }
+    return (items.at(-1) as { value: T }).value;
+  };
   const chance = (p: number) => random() < p;
   const some = <T>(items: readonly T[], max: number): T[] => items.filter(() => chance(max / items.length / 2));
   const hex = (length: number) => Array.from({ length }, () => int(0, 15).toString(16)).join("");
@@ -293,7 +175,7 @@ export function createFactories(options: FactoryOptions = {}): Factories {
         credentials: { deviceTokens: Array.from({ length: int(1, 2) }, () => hex(32)) },
       });
     }
-    const [prefix, length] = place.phone;
+
     return {
       _id: objectId(new Date(created)),
       subscriberId: unique(
@@ -303,9 +185,12 @@ export function createFactories(options: FactoryOptions = {}): Factories {
       firstName,
       lastName,
       email: chance(0.92)
-        ? unique(emails, `${ascii(firstName)}.${ascii(lastName)}${chance(0.3) ? int(1, 99) : ""}@${pick(emailDomains)}`)
+        ? unique(
+            emails,
+            `${ascii(firstName)}.${ascii(lastName)}${chance(0.3) ? int(1, 99) : ""}@${weighted(emailDomains)}`,
+          )
         : null,
-      phone: chance(0.75) ? `${prefix}${digits(length)}` : null,
+      phone: chance(0.75) ? `+${place.countryCode}${digits(place.digits)}` : null,
       avatar: chance(0.5) ? `https://cdn.example.com/avatars/${hex(10)}.png` : null,
       locale: chance(0.9) ? place.locale : null,
       timezone: chance(0.9) ? place.timezone : null,
@@ -392,10 +277,12 @@ export function createFactories(options: FactoryOptions = {}): Factories {
     const workflow = pick(workflows);
     const templateId = objectId(new Date(now - 500 * day - workflows.indexOf(workflow) * 1000));
     const created = now - int(60_000, 90 * day);
-    const payload = { orderId: `order-${int(1000, 9999)}` };
+    const payload = Object.fromEntries(
+      workflow.variables.map((variable) => [variable, `${variable}-${int(1000, 9999)}`]),
+    );
     const jobs: Job[] = workflow.steps.map((type, position) => {
       const started = created + position * 1000 + int(0, 800);
-      const providerId: ProviderId = pick(providers[type] ?? ["novu"]);
+      const providerId: ProviderId = pick(providersByJob[type]);
       const failed = channelTypes.includes(type as ChannelType) && chance(0.08);
       const details = executionDetails(type, providerId, started, failed);
       return {
@@ -424,12 +311,12 @@ export function createFactories(options: FactoryOptions = {}): Factories {
     const template: NotificationTemplate = {
       _id: templateId,
       name: workflow.name,
-      origin: "novu-cloud",
+      origin: workflow.origin,
       triggers: [
         {
           type: "event",
           identifier: workflow.identifier,
-          variables: [{ name: "orderId" }],
+          variables: workflow.variables.map((name) => ({ name })),
           subscriberVariables: [{ name: "email" }],
         },
       ],
@@ -460,7 +347,7 @@ export function createFactories(options: FactoryOptions = {}): Factories {
       controls: {},
       to: { subscriberId: to.subscriberId },
       topics,
-      severity: workflow.severity,
+      severity: workflow.severity ?? "none",
       critical: chance(0.1),
       contextKeys: [],
       ...overrides,
@@ -492,7 +379,8 @@ export function createFactories(options: FactoryOptions = {}): Factories {
     },
     listNotificationsResponse(overrides = {}) {
       const data = overrides.data ?? each(10, () => notification());
-      return { data, hasMore: true, pageSize: Math.max(1, Math.min(50, data.length)), page: 0, ...overrides };
+      const largest = operationTable.listNotifications.queryBounds.limit.maximum;
+      return { data, hasMore: true, pageSize: Math.max(1, Math.min(largest, data.length)), page: 0, ...overrides };
     },
     error: <S extends number>(status: S, overrides: Partial<ErrorDto> = {}) => ({
       error: reasons[status] ?? "Error",
@@ -553,3 +441,6 @@ export function makeNotifications(
 ): Notification[] {
   return factoriesOf(options).notifications(count, undefined, options?.subscribers);
 }
+
+/** The words the factories and the demo data are made of (vocabulary.ts). */
+export * as vocabulary from "./vocabulary.js";

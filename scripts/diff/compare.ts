@@ -6,7 +6,7 @@
 import { pointerOf, valueAt } from "@novu-query/contract/json-pointer";
 import { merge } from "allof-merge";
 import { apiCompare } from "api-smart-diff";
-import { changedValue } from "./describe.js";
+import { changedValue, summarizeByOperation } from "./describe.js";
 import { type Change, type ClassifiedChange, classify, type Impact } from "./rules.js";
 
 type Spec = Record<string, unknown>;
@@ -53,11 +53,19 @@ export function compareSpecs(before: Spec, after: Spec): ClassifiedChange[] {
   const { diffs } = apiCompare(old, current) as {
     diffs: (Change & { path: (string | number)[] })[];
   };
-  const parameterAt = (path: (string | number)[], action: string) => {
-    if (path[3] !== "parameters" || path[4] === undefined) return undefined;
-    const found = valueAt(action === "remove" ? old : current, pointerOf(path.slice(0, 5))) as
-      | { name?: unknown; in?: unknown }
-      | undefined;
+  // api-smart-diff matches parameters by name and place; its path's index is the parameter's in the old spec, or, for
+  // one added, a position past the old list. The parameter a change concerns is read from the change itself when it
+  // is the whole parameter, and from the old spec when it is inside one.
+  const parameterAt = (diff: Change) => {
+    if (diff.path[3] !== "parameters" || diff.path[4] === undefined) return undefined;
+    const whole = diff.path.length === 5;
+    const found = (
+      whole && diff.action === "add"
+        ? diff.after
+        : whole && diff.action === "remove"
+          ? diff.before
+          : valueAt(old, pointerOf(diff.path.slice(0, 5)))
+    ) as { name?: unknown; in?: unknown } | undefined;
     return typeof found?.name === "string" ? { name: found.name, in: String(found.in) } : undefined;
   };
   return diffs
@@ -70,7 +78,7 @@ export function compareSpecs(before: Spec, after: Spec): ClassifiedChange[] {
           : diff.path[0] === "paths"
             ? String(diff.path[1])
             : String(diff.path[0]);
-      const parameter = parameterAt(diff.path, diff.action);
+      const parameter = parameterAt(diff);
       return { ...classified, pointer: pointerOf(diff.path), where, ...(parameter && { parameter }) };
     });
 }
@@ -93,24 +101,52 @@ export function worst(changes: ClassifiedChange[], view: "clients" | "implementa
 
 const order: Record<Impact, number> = { breaking: 0, "non-breaking": 1, documentation: 2 };
 
-/** The report: clients' view first, then implementations', each breaking first. */
+/** The report as text: clients' view first, then implementations', each breaking first, with pointers. */
 export function renderReport(changes: ClassifiedChange[], base: string, format: "text" | "markdown"): string {
-  const lines: string[] = [];
-  const md = format === "markdown";
-  lines.push(md ? `### Contract changes against ${base}` : `Contract changes against ${base}`);
+  if (format === "markdown") return renderReviewComment(changes, base);
+  const lines = [`Contract changes against ${base}`];
   if (changes.length === 0) return `${lines.join("\n")}\n\nNo changes.\n`;
   for (const view of ["clients", "implementations"] as const) {
-    lines.push("", md ? `#### For ${view}: ${worst(changes, view)}` : `For ${view}: ${worst(changes, view)}`);
+    lines.push("", `For ${view}: ${worst(changes, view)}`);
     const sorted = [...changes].sort((a, b) => order[a[view]] - order[b[view]]);
-    if (md) lines.push("", "| impact | where | rule | change | pointer |", "|---|---|---|---|---|");
     for (const change of sorted) {
       const what = `${change.action} ${/^\d+$/.test(change.key) ? JSON.stringify(changedValue(change)) : change.key}`;
       lines.push(
-        md
-          ? `| ${change[view] === "breaking" ? "**breaking**" : change[view]} | ${change.where} | \`${change.rule}\` | ${what} | \`${change.pointer}\` |`
-          : `  ${change[view].padEnd(14)} ${change.where.padEnd(40)} ${change.rule.padEnd(28)} ${what}  ${change.pointer}`,
+        `  ${change[view].padEnd(14)} ${change.where.padEnd(40)} ${change.rule.padEnd(28)} ${what}  ${change.pointer}`,
       );
     }
   }
   return `${lines.join("\n")}\n`;
+}
+
+const impact = (value: Impact) => (value === "breaking" ? "**breaking**" : value);
+
+/**
+ * The comment a reviewer pastes on a pull request: per operation, each change in words, what it does to clients and
+ * what implementations must do. Documentation-only changes are counted, not listed.
+ */
+export function renderReviewComment(changes: ClassifiedChange[], base: string): string {
+  const lines = [`### Contract changes against ${base}`, ""];
+  if (changes.length === 0) return `${lines.join("\n")}No changes.\n`;
+  lines.push(
+    `For clients: ${impact(worstOrNone(changes, "clients"))} · for implementations: ${impact(worstOrNone(changes, "implementations"))}`,
+  );
+  const substantive = changes.filter((change) => !isDocumentationOnly(change));
+  for (const [where, readable] of summarizeByOperation(substantive)) {
+    lines.push("", `#### ${where}`, "");
+    for (const change of readable.sort((a, b) => order[a.implementations] - order[b.implementations])) {
+      const must = change.implementations === "breaking" && change.must ? `: ${change.must}` : "";
+      lines.push(
+        `- ${change.line}. Clients: ${impact(change.clients)}. Implementations: ${impact(change.implementations)}${must}.`,
+      );
+    }
+  }
+  const documentation = changes.length - substantive.length;
+  if (documentation > 0) lines.push("", `And ${documentation} documentation-only change(s) (descriptions, examples).`);
+  return `${lines.join("\n")}\n`;
+}
+
+function worstOrNone(changes: ClassifiedChange[], view: "clients" | "implementations"): Impact {
+  const found = worst(changes, view);
+  return found === "none" ? "documentation" : found;
 }

@@ -10,6 +10,8 @@ export interface ReadableChange {
   line: string;
   clients: Impact;
   implementations: Impact;
+  /** What an implementation must do, when the change breaks it. */
+  must?: string | undefined;
   rules: string[];
   pointers: string[];
 }
@@ -28,7 +30,9 @@ export function placeOf(change: ClassifiedChange): { place: string; field: strin
     if (rest[i] === "properties" && rest[i + 1] !== undefined) fields.push(rest[++i] as string);
     else if (rest[i] === "items") fields.push("[]");
   }
-  const field = fields.length > 0 ? fields.join(".").replaceAll(".[]", "[]") : undefined;
+  const joined = fields.length > 0 ? fields.join(".").replaceAll(".[]", "[]") : undefined;
+  // The items of a list parameter are the parameter itself to a reader (`severity`, not `[]` in it).
+  const field = section === "parameters" && joined === "[]" ? undefined : joined;
   if (section === "parameters") {
     const name = change.parameter ? `${change.parameter.in} parameter ${code(change.parameter.name)}` : "a parameter";
     return { place: `the ${name}`, field };
@@ -72,6 +76,73 @@ export function describe(change: ClassifiedChange): string {
   return `${verb} ${code(change.key)} of ${of}${values}`;
 }
 
+/**
+ * The name a change is about, as a CHANGELOG line must name it: the parameter, the field, the enum value, the status,
+ * the header; the changed key otherwise.
+ */
+export function subjectOf(change: ClassifiedChange): string {
+  const { field, status } = placeOf(change);
+  if (change.owner === "enum" || change.owner === "required") return String(changedValue(change));
+  if (change.path.at(-2) === "properties") return change.key;
+  if (change.parameter && (change.path.length === 5 || !field)) return change.parameter.name;
+  if (change.path.at(-2) === "headers") return change.key;
+  if (change.path.length === 5 && change.path[3] === "responses" && status) return status;
+  return (
+    field
+      ?.split(/[.[\]]+/)
+      .filter(Boolean)
+      .at(-1) ??
+    change.parameter?.name ??
+    change.key
+  );
+}
+
+/**
+ * A field removed and one added beside it with the same schema, on one operation and answer: a rename, told as one
+ * line. Both changes stay in the list the gate reads (each breaks one side).
+ */
+function renames(changes: ClassifiedChange[]): Map<ClassifiedChange, ClassifiedChange> {
+  const pairs = new Map<ClassifiedChange, ClassifiedChange>();
+  const isField = (change: ClassifiedChange) => change.path.at(-2) === "properties";
+  const parent = (change: ClassifiedChange) => `${change.where}\n${change.path.slice(0, -1).join("/")}`;
+  const added = changes.filter((change) => change.action === "add" && isField(change));
+  for (const removed of changes.filter((change) => change.action === "remove" && isField(change))) {
+    const twin = added.find(
+      (candidate) =>
+        parent(candidate) === parent(removed) &&
+        !pairs.has(candidate) &&
+        JSON.stringify(candidate.after) === JSON.stringify(removed.before),
+    );
+    if (twin) pairs.set(removed, twin);
+  }
+  return pairs;
+}
+
+const worse = (a: Impact, b: Impact): Impact =>
+  a === "breaking" || b === "breaking" ? "breaking" : a === "non-breaking" || b === "non-breaking" ? "non-breaking" : a;
+
+/** The changes as a reader meets them: a rename as one change (from its removal and its addition). */
+function readable(changes: ClassifiedChange[]): (ClassifiedChange & { text: string })[] {
+  const pairs = renames(changes);
+  const paired = new Set(pairs.values());
+  return changes
+    .filter((change) => !paired.has(change))
+    .map((change) => {
+      const twin = pairs.get(change);
+      if (!twin) return { ...change, text: describe(change) };
+      const { place, field } = placeOf(change);
+      const at = field && field !== change.key ? ` (${code(field)} → ${code(placeOf(twin).field)})` : "";
+      return {
+        ...change,
+        clients: worse(change.clients, twin.clients),
+        implementations: worse(change.implementations, twin.implementations),
+        rule: `${change.rule}+${twin.rule}`,
+        pointer: `${change.pointer} ${twin.pointer}`,
+        text: `Renamed the field ${code(change.key)} to ${code(twin.key)} in ${place}${at}`,
+      };
+    });
+}
+
 function list(items: string[]): string {
   return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
@@ -81,11 +152,34 @@ function list(items: string[]): string {
  * the same line on several operations names them (or says "every operation").
  */
 export function summarize(changes: ClassifiedChange[], operations: string[]): ReadableChange[] {
+  return grouped(changes).map(({ wheres, ...change }) => {
+    const on = operations.every((operation) => wheres.has(operation))
+      ? "every operation"
+      : list([...wheres].filter((where) => operations.includes(where)).sort()) || list([...wheres]);
+    return { ...change, line: `${change.line}, on ${on}` };
+  });
+}
+
+/** Each operation's changes told once each, without naming the operation (the reviewer's comment groups by it). */
+export function summarizeByOperation(changes: ClassifiedChange[]): Map<string, ReadableChange[]> {
+  const byOperation = new Map<string, ReadableChange[]>();
+  for (const where of new Set(changes.map((change) => change.where))) {
+    const own = grouped(changes.filter((change) => change.where === where));
+    byOperation.set(
+      where,
+      own.map(({ wheres: _w, ...change }) => change),
+    );
+  }
+  return byOperation;
+}
+
+/** The changes as lines, each with the operations it is on. */
+function grouped(changes: ClassifiedChange[]): (ReadableChange & { wheres: Set<string> })[] {
   type Group = ReadableChange & { statuses: Set<string>; wheres: Set<string> };
   const byStatus = new Map<string, Group>();
-  for (const change of changes) {
+  for (const change of readable(changes)) {
     const { status } = placeOf(change);
-    const text = describe(change);
+    const { text } = change;
     // "Pinned `statusCode` in the 404 answer to `404`": one line for every status, in each status's words.
     const template = status ? text.replaceAll(status, "{status}") : text;
     const key = `${change.where}\n${template}\n${change.clients}\n${change.implementations}`;
@@ -93,14 +187,15 @@ export function summarize(changes: ClassifiedChange[], operations: string[]): Re
       line: template,
       clients: change.clients,
       implementations: change.implementations,
+      must: change.must,
       rules: [],
       pointers: [],
       statuses: new Set<string>(),
       wheres: new Set<string>([change.where]),
     };
     if (status) group.statuses.add(status);
-    if (!group.rules.includes(change.rule)) group.rules.push(change.rule);
-    group.pointers.push(change.pointer);
+    for (const rule of change.rule.split("+")) if (!group.rules.includes(rule)) group.rules.push(rule);
+    group.pointers.push(...change.pointer.split(" "));
     byStatus.set(key, group);
   }
   const byLine = new Map<string, Group>();
@@ -120,10 +215,5 @@ export function summarize(changes: ClassifiedChange[], operations: string[]): Re
       for (const rule of group.rules) if (!merged.rules.includes(rule)) merged.rules.push(rule);
     } else byLine.set(key, { ...group, line, wheres: new Set(group.wheres) });
   }
-  return [...byLine.values()].map(({ statuses: _s, wheres, ...change }) => {
-    const on = operations.every((operation) => wheres.has(operation))
-      ? "every operation"
-      : list([...wheres].filter((where) => operations.includes(where)).sort()) || list([...wheres]);
-    return { ...change, line: `${change.line}, on ${on}` };
-  });
+  return [...byLine.values()].map(({ statuses: _s, ...change }) => change);
 }

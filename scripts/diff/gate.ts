@@ -5,7 +5,25 @@
  * change needs a CHANGELOG section for a version above the base (or `## Unreleased`).
  */
 import { isBreaking, isDocumentationOnly } from "./compare.js";
+import { describe, subjectOf } from "./describe.js";
 import type { ClassifiedChange } from "./rules.js";
+
+/** A CHANGELOG section's list items, each with its wrapped continuation lines joined to it. */
+function listItems(section: string): string[] {
+  const items: string[] = [];
+  for (const line of section.split("\n")) {
+    if (/^\s*[-*] /.test(line) || items.length === 0) items.push(line.trim());
+    else if (line.trim() !== "") items[items.length - 1] += ` ${line.trim()}`;
+  }
+  return items;
+}
+
+/** Whether a CHANGELOG line names `subject`: in backticks, or as a word of its own. */
+function names(line: string, subject: string): boolean {
+  if (line.includes(`\`${subject}\``)) return true;
+  const escaped = subject.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`(^|[^\\w-])${escaped}([^\\w-]|$)`).test(line);
+}
 
 export function parseVersion(version: string): [number, number, number] {
   const match = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
@@ -52,11 +70,24 @@ export function gateProblems(changes: ClassifiedChange[], base: string, version:
         `${breaks.length} breaking change(s) against ${base}, but the version is ${version}: raise the ${breakingBump(base)} version (npm run release -- ${breakingBump(base)})`,
       );
     }
-    const breakingLines = (section ?? "").split("\n").filter((line) => /\*\*Breaking\*\*/.test(line));
-    for (const where of new Set(breaks.map((c) => c.where))) {
-      if (!breakingLines.some((line) => line.includes(where))) {
-        problems.push(`CHANGELOG.md has no **Breaking** line naming ${where} under ## ${version}`);
-      }
+    const breakingLines = listItems(section ?? "").filter((item) => /\*\*Breaking\*\*/.test(item));
+    // Each breaking change by its operation and by its own name (the parameter, the field, the value, the status):
+    // a line that names the operation but another change does not account for this one.
+    const missing = new Map<string, string>();
+    for (const change of breaks) {
+      const subject = subjectOf(change);
+      const named = breakingLines.some((line) => line.includes(change.where) && names(line, subject));
+      const sides = (["clients", "implementations"] as const)
+        .filter((side) => change[side] === "breaking")
+        .join(" and ");
+      if (!named)
+        missing.set(
+          `${change.where}\n${subject}`,
+          `\`${subject}\` on ${change.where} (${describe(change)}: breaking for ${sides})`,
+        );
+    }
+    for (const what of missing.values()) {
+      problems.push(`CHANGELOG.md has no **Breaking** line naming ${what} under ## ${version}`);
     }
   } else if (!section || compareVersions(version, base) <= 0) {
     problems.push(`non-breaking contract changes against ${base} need a CHANGELOG.md section for a version above it`);

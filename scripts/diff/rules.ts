@@ -33,6 +33,8 @@ export interface Rule {
   matches(change: ChangeContext): boolean;
   clients: Impact | ((change: ChangeContext) => Impact);
   implementations: Impact | ((change: ChangeContext) => Impact);
+  /** What an implementation must do when the change breaks it (the reviewer's comment says it per change). */
+  must?: string | ((change: ChangeContext) => string);
 }
 
 const documentationKeys = new Set([
@@ -99,6 +101,7 @@ export const rules: Rule[] = [
     matches: (c) => c.action === "add" && c.path.length <= 3,
     clients: "non-breaking",
     implementations: "breaking",
+    must: "implement the operation (a handler; it answers 501 until then)",
   },
   {
     id: "operation-id-changed",
@@ -107,6 +110,7 @@ export const rules: Rule[] = [
     matches: (c) => c.key === "operationId",
     clients: "breaking",
     implementations: "breaking",
+    must: "rename the handler after the new operationId",
   },
   {
     id: "security-changed",
@@ -115,6 +119,7 @@ export const rules: Rule[] = [
     matches: (c) => c.path.includes("security") || c.path.includes("securitySchemes"),
     clients: "breaking",
     implementations: "breaking",
+    must: "authenticate requests as the new scheme says",
   },
   {
     id: "parameter-added",
@@ -123,6 +128,7 @@ export const rules: Rule[] = [
     matches: (c) => c.action === "add" && isParameter(c),
     clients: (c) => ((c.after as { required?: boolean })?.required ? "breaking" : "non-breaking"),
     implementations: "breaking",
+    must: "accept the parameter and apply its meaning (declare it in contract/model/inputs/; the reference server gives it SQL)",
   },
   {
     id: "parameter-removed",
@@ -139,6 +145,7 @@ export const rules: Rule[] = [
     matches: (c) => c.path[3] === "parameters" && c.key === "required",
     clients: (c) => (c.after === true ? "breaking" : "non-breaking"),
     implementations: (c) => (c.after === true ? "non-breaking" : "breaking"),
+    must: "accept requests without the parameter, with its default",
   },
   {
     id: "default-changed",
@@ -147,6 +154,7 @@ export const rules: Rule[] = [
     matches: (c) => c.key === "default",
     clients: "breaking",
     implementations: "breaking",
+    must: "apply the new default when the parameter is absent",
   },
   {
     id: "request-enum-narrowed",
@@ -163,6 +171,7 @@ export const rules: Rule[] = [
     matches: (c) => inRequestSchema(c) && c.owner === "enum" && c.action === "add",
     clients: "non-breaking",
     implementations: "breaking",
+    must: "accept the new value and apply its meaning",
   },
   {
     id: "request-bound-changed",
@@ -171,6 +180,7 @@ export const rules: Rule[] = [
     matches: (c) => inRequestSchema(c) && (tightenKeys.has(c.key) || floorKeys.has(c.key)),
     clients: (c) => (tightened(c) ? "breaking" : "non-breaking"),
     implementations: (c) => (tightened(c) ? "non-breaking" : "breaking"),
+    must: "accept the wider range",
   },
   {
     id: "request-field-added",
@@ -179,6 +189,7 @@ export const rules: Rule[] = [
     matches: (c) => inRequestSchema(c) && isProperty(c) && c.action === "add",
     clients: "non-breaking",
     implementations: "breaking",
+    must: "accept the field and apply it",
   },
   {
     id: "request-field-removed",
@@ -195,6 +206,7 @@ export const rules: Rule[] = [
     matches: (c) => inRequestSchema(c) && (c.key === "required" || c.owner === "required"),
     clients: (c) => (c.action === "remove" ? "non-breaking" : "breaking"),
     implementations: (c) => (c.action === "remove" ? "breaking" : "non-breaking"),
+    must: "accept bodies without the field",
   },
   {
     id: "request-additional-properties",
@@ -203,6 +215,7 @@ export const rules: Rule[] = [
     matches: (c) => inRequestSchema(c) && c.key === "additionalProperties",
     clients: (c) => (c.after === false ? "breaking" : "non-breaking"),
     implementations: (c) => (c.after === false ? "non-breaking" : "breaking"),
+    must: "accept the fields it now allows",
   },
   {
     id: "status-changed",
@@ -211,6 +224,7 @@ export const rules: Rule[] = [
     matches: (c) => isResponseStatus(c),
     clients: (c) => (c.action === "remove" && String(c.path[4]).startsWith("2") ? "breaking" : "non-breaking"),
     implementations: (c) => (c.action === "remove" && !String(c.path[4]).startsWith("2") ? "breaking" : "non-breaking"),
+    must: "stop answering with the removed status",
   },
   {
     id: "media-type-changed",
@@ -220,6 +234,7 @@ export const rules: Rule[] = [
     clients: (c) =>
       c.action === "add" && c.side === "response" ? "breaking" : c.action === "add" ? "non-breaking" : "breaking",
     implementations: "breaking",
+    must: "answer and accept the media types the contract now has",
   },
   {
     id: "header-changed",
@@ -231,6 +246,7 @@ export const rules: Rule[] = [
         ? "breaking"
         : "non-breaking",
     implementations: (c) => (c.side === "response" && c.action === "add" ? "breaking" : "non-breaking"),
+    must: "send the new response header",
   },
   {
     id: "response-field-removed",
@@ -247,6 +263,7 @@ export const rules: Rule[] = [
     matches: (c) => inResponseSchema(c) && isProperty(c) && c.action === "add",
     clients: "non-breaking",
     implementations: "breaking",
+    must: "send the field (always, when it is required)",
   },
   {
     id: "response-required-changed",
@@ -255,6 +272,7 @@ export const rules: Rule[] = [
     matches: (c) => inResponseSchema(c) && (c.key === "required" || c.owner === "required"),
     clients: (c) => (c.action === "remove" ? "breaking" : "non-breaking"),
     implementations: (c) => (c.action === "remove" ? "non-breaking" : "breaking"),
+    must: "always send the field",
   },
   {
     id: "response-enum-widened",
@@ -271,6 +289,7 @@ export const rules: Rule[] = [
     matches: (c) => inResponseSchema(c) && c.owner === "enum" && c.action === "remove",
     clients: "non-breaking",
     implementations: "breaking",
+    must: "never send the removed value",
   },
   {
     id: "response-const-added",
@@ -279,6 +298,7 @@ export const rules: Rule[] = [
     matches: (c) => inResponseSchema(c) && c.key === "const" && c.action === "add",
     clients: "non-breaking",
     implementations: "breaking",
+    must: "send exactly that value",
   },
   {
     id: "type-changed",
@@ -287,6 +307,7 @@ export const rules: Rule[] = [
     matches: (c) => typeKeys.has(c.key) || typeKeys.has(c.owner),
     clients: "breaking",
     implementations: "breaking",
+    must: "accept and send values of the new type, format or pattern",
   },
   {
     id: "response-bound-changed",
@@ -295,6 +316,7 @@ export const rules: Rule[] = [
     matches: (c) => inResponseSchema(c) && (tightenKeys.has(c.key) || floorKeys.has(c.key)),
     clients: (c) => (tightened(c) ? "non-breaking" : "breaking"),
     implementations: (c) => (tightened(c) ? "breaking" : "non-breaking"),
+    must: "keep values within the new bound",
   },
 ];
 
@@ -309,7 +331,9 @@ export type ClassifiedChange = ReturnType<typeof classify> & {
 };
 
 /** Classifies one change: its side, and the first rule that matches (or `unclassified`). */
-export function classify(change: Change): ChangeContext & { rule: string; clients: Impact; implementations: Impact } {
+export function classify(
+  change: Change,
+): ChangeContext & { rule: string; clients: Impact; implementations: Impact; must?: string } {
   const path = change.path;
   const side: ChangeContext["side"] =
     path[0] === "security" || path.includes("securitySchemes")
@@ -328,7 +352,21 @@ export function classify(change: Change): ChangeContext & { rule: string; client
   for (const rule of rules) {
     if (!rule.matches(context)) continue;
     const impact = (value: Rule["clients"]) => (typeof value === "function" ? value(context) : value);
-    return { ...context, rule: rule.id, clients: impact(rule.clients), implementations: impact(rule.implementations) };
+    const implementations = impact(rule.implementations);
+    const must = typeof rule.must === "function" ? rule.must(context) : rule.must;
+    return {
+      ...context,
+      rule: rule.id,
+      clients: impact(rule.clients),
+      implementations,
+      ...(implementations === "breaking" && must !== undefined && { must }),
+    };
   }
-  return { ...context, rule: "unclassified", clients: "breaking", implementations: "breaking" };
+  return {
+    ...context,
+    rule: "unclassified",
+    clients: "breaking",
+    implementations: "breaking",
+    must: "read the change: no rule classifies it",
+  };
 }

@@ -5,8 +5,10 @@
  * snapshot), and every start, that one included, runs on a private copy of it that is deleted at exit: the data is as
  * throwaway as in memory. Copying its 40-70 MB still takes 0.3-1 s of a 2-core machine, so each start also makes, in
  * the background, a spare copy for the next one to take (a rename) instead of copying. A snapshot's name is a hash of everything that decides its content (the migrations, the
- * store and demo code, the demo options, PGlite's version), so a change to any of them makes a new one.
+ * store and demo code, the contract's vocabulary, the demo options, PGlite's version), so a change to any of them
+ * makes a new one.
  */
+
 import { createHash, randomBytes } from "node:crypto";
 import {
   constants,
@@ -25,6 +27,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { vocabulary } from "@novu-query/contract/factories";
 import type { DemoOptions } from "./options.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -51,6 +54,8 @@ function pgliteVersion(): string {
 export function snapshotPath(dir: string, demo: DemoOptions): string {
   const hash = createHash("sha256");
   hash.update(JSON.stringify({ ...demo, anchor: demo.anchor.toISOString(), pglite: pgliteVersion() }));
+  // The words of the data come from the contract package's vocabulary, outside these folders.
+  hash.update(JSON.stringify(vocabulary));
   for (const sourceDir of sourceDirs) {
     for (const file of readdirSync(sourceDir, { recursive: true }).map(String).sort()) {
       if (!/\.(ts|js|sql)$/.test(file) || file.endsWith(".d.ts")) continue;

@@ -6,6 +6,7 @@
  */
 import { createFactories } from "@novu-query/contract/factories";
 import { declaredInputs, inputs, isDeclared, Random } from "@novu-query/contract/model";
+import { NotImplementedError } from "@novu-query/express";
 import { describe, expect, it } from "vitest";
 import { operationCheck } from "../../contract/msw/spec.js";
 import { type OperationId, operationIds, operationTable } from "../../generated/operations.js";
@@ -49,8 +50,19 @@ const declaredNames = (id: OperationId) =>
   isDeclared(id) ? declaredInputs(id).map(([place, name]) => `${place}.${name}`) : [];
 
 describe("the inputs' declarations", () => {
-  it("cover every operation the reference server implements", () => {
-    expect(Object.keys(handlers).filter((id) => !isDeclared(id as OperationId))).toEqual([]);
+  it("cover every operation the reference server implements (a scaffolded stub answers 501 and needs none)", async () => {
+    const implemented: string[] = [];
+    for (const [id, handler] of Object.entries(handlers)) {
+      const stub = await Promise.resolve()
+        .then(() => (handler as (input: unknown, context: unknown) => unknown)({ query: {}, path: {} }, {}))
+        .then(
+          () => false,
+          (error) => error instanceof NotImplementedError,
+        );
+      if (!stub) implemented.push(id);
+    }
+    expect(implemented.filter((id) => !isDeclared(id as OperationId))).toEqual([]);
+    expect(implemented.length).toBeGreaterThan(0);
   });
 
   it.each(operationIds.filter(isDeclared))("declare exactly the inputs of %s", (id) => {

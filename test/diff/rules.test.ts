@@ -261,7 +261,7 @@ describe("the release gate", () => {
   it("fails a bumped breaking change whose CHANGELOG does not name it", () => {
     const result = gate("0.2.0", "# Changelog\n\n## 0.2.0\n- things\n", removeNote);
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain("no **Breaking** line naming GET /items");
+    expect(result.stderr).toContain("no **Breaking** line naming `note` on GET /items");
   });
 
   it("passes a breaking change with the minor raised and the break named", () => {

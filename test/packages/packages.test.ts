@@ -33,10 +33,13 @@ const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
  * budget from 1 MB for its four optional entries (stateful MSW, factories, TanStack Query, zod: about 360 kB, schema
  * declarations most of it), the model (`/model`, ES modules only, about 40 kB), and then from 1.3 MB for the typed
  * errors (ESM and CommonJS), the static handlers' fitting of examples to requests and `/json-pointer` (about 70 kB with
- * their declarations and source maps; the bundled spec ships unindented, 122 kB less); what reaches an app's bundle is
- * only what it imports, which the bundle budget holds.
+ * their declarations and source maps; the bundled spec ships unindented, 122 kB less), and then from 1.4 MB for the
+ * inputs' declarations in `/model` (each input's meaning, refusals, cost and samples: about 60 kB with their
+ * declarations and source maps) and the vocabulary the factories share with the demo data (ESM and CommonJS); what
+ * reaches an app's bundle is only what it imports, which the bundle budget holds. The tarball, 208 kB at 1.4 MB, is
+ * 242 kB with them.
  */
-const budget = { contractTarball: 210_000, contractInstall: 1_400_000, clientBundle: 10_000 };
+const budget = { contractTarball: 250_000, contractInstall: 1_500_000, clientBundle: 10_000 };
 /** The skeleton's budget (issue 26): Express, express-openapi-validator and the contract are 108 packages, 16 MB. */
 const skeletonBudget = { packages: 115, bytes: 20_000_000 };
 

@@ -1,5 +1,6 @@
 /** The inputs of GET /v1/notifications/{notificationId} (getNotification), declared once: see kinds.ts. */
-import type { OperationInputs } from "./kinds.js";
+import type { Random } from "../random.js";
+import type { ModelData, OperationInputs } from "./kinds.js";
 
 export const getNotificationInputs = {
   query: {},
@@ -8,7 +9,7 @@ export const getNotificationInputs = {
       kind: "id",
       meaning: "The notification, by its `_id`.",
       cost: "cheap",
-      samples: (data, random) => [
+      samples: (data: ModelData, random: Random) => [
         ...random.sample(data.notifications, 2).map((n) => n._id),
         "ffffffffffffffffffffffff",
       ],

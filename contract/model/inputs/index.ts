@@ -19,14 +19,20 @@ import { searchSubscribersInputs } from "./search-subscribers.js";
 
 export type * from "./kinds.js";
 
-export const inputs = {
+/** The declarations by operation (named, so that declaration files refer to them rather than repeat them). */
+interface Declarations {
+  searchSubscribers: typeof searchSubscribersInputs;
+  patchSubscriber: typeof patchSubscriberInputs;
+  listNotifications: typeof listNotificationsInputs;
+  getNotification: typeof getNotificationInputs;
+}
+
+export const inputs: Declarations = {
   searchSubscribers: searchSubscribersInputs,
   patchSubscriber: patchSubscriberInputs,
   listNotifications: listNotificationsInputs,
   getNotification: getNotificationInputs,
 } satisfies { [K in OperationId]?: OperationInputs<K> };
-
-type Declarations = typeof inputs;
 export type DeclaredOperation = keyof Declarations;
 
 type QueryDeclarations<K extends DeclaredOperation> = Declarations[K]["query"];

@@ -5,7 +5,7 @@ import { canonicalDateTime, dateTimeForms } from "../date-time.js";
 import { containsIgnoringCase, termVariants } from "../matching.js";
 import type { Random } from "../random.js";
 import { listWindow } from "../window.js";
-import type { ModelData, OperationInputs } from "./kinds.js";
+import type { ModelData, OperationInputs, RefusalContext, RequestInputs } from "./kinds.js";
 
 const unknownId = "ffffffffffffffffffffffff";
 const { maximum: maxLimit = 50, minimum: minLimit = 1 } = operationTable.listNotifications.queryBounds.limit;
@@ -50,7 +50,7 @@ export const listNotificationsInputs = {
       cost: "cheap",
       matches: (notification: Notification, wanted: ChannelType[]) =>
         notification.channels.some((channel) => wanted.includes(channel)),
-      samples: (data, random) => [
+      samples: (data: ModelData, random: Random) => [
         ...lists(distinct(data.notifications.flatMap((n) => n.channels)), random),
         random.sample(channels, 1),
       ],
@@ -59,8 +59,8 @@ export const listNotificationsInputs = {
       kind: "filter",
       meaning: "Notifications of any of these workflows (`_templateId`).",
       cost: "cheap",
-      matches: (notification, wanted) => wanted.includes(notification._templateId ?? ""),
-      samples: (data, random) => [
+      matches: (notification: Notification, wanted: string[]) => wanted.includes(notification._templateId ?? ""),
+      samples: (data: ModelData, random: Random) => [
         ...lists(distinct(data.notifications.flatMap((n) => (n._templateId ? [n._templateId] : []))), random),
         [unknownId],
       ],
@@ -69,20 +69,22 @@ export const listNotificationsInputs = {
       kind: "subscriber-filter",
       meaning: "Notifications sent to the subscribers with exactly one of these e-mails.",
       cost: "cheap",
-      resolves: (subscriber, emails) => subscriber.email !== null && emails.includes(subscriber.email),
-      samples: (data, random) => [
+      resolves: (subscriber: Subscriber, emails: string[]) =>
+        subscriber.email !== null && emails.includes(subscriber.email),
+      samples: (data: ModelData, random: Random) => [
         ...lists(distinct(recipients(data).flatMap((s) => (s.email ? [s.email] : []))), random),
         ["nobody@example.com"],
       ],
-      variants: (emails) => [emails.map((email) => email.toUpperCase())],
+      variants: (emails: string[]) => [emails.map((email) => email.toUpperCase())],
     },
     search: {
       kind: "subscriber-filter",
       meaning:
         "Notifications sent to the subscribers whose e-mail contains the text (ignoring case) or whose `subscriberId` is it.",
       cost: "expensive",
-      resolves: (subscriber, text) => containsIgnoringCase(subscriber.email, text) || subscriber.subscriberId === text,
-      samples: (data, random) => {
+      resolves: (subscriber: Subscriber, text: string) =>
+        containsIgnoringCase(subscriber.email, text) || subscriber.subscriberId === text,
+      samples: (data: ModelData, random: Random) => {
         const picked = random.sample(recipients(data), 2);
         return [
           ...picked.flatMap((s) => (s.email ? [random.substring(s.email)] : [])),
@@ -96,22 +98,23 @@ export const listNotificationsInputs = {
       kind: "subscriber-filter",
       meaning: "Notifications sent to the subscribers with these `subscriberId`s.",
       cost: "cheap",
-      resolves: (subscriber, ids) => ids.includes(subscriber.subscriberId),
-      samples: (data, random) => [
+      resolves: (subscriber: Subscriber, ids: string[]) => ids.includes(subscriber.subscriberId),
+      samples: (data: ModelData, random: Random) => [
         ...lists(
           recipients(data).map((s) => s.subscriberId),
           random,
         ),
         ["nobody"],
       ],
-      variants: (ids) => [ids.map((id) => id.toUpperCase())],
+      variants: (ids: string[]) => [ids.map((id) => id.toUpperCase())],
     },
     severity: {
       kind: "filter",
       meaning: "Notifications of any of these severities; `none` matches notifications without one too.",
       cost: "cheap",
-      matches: (notification, wanted) => wanted.includes(notification.severity ?? "none"),
-      samples: (data, random) => [
+      matches: (notification: Notification, wanted: SeverityLevel[]) =>
+        wanted.includes(notification.severity ?? "none"),
+      samples: (data: ModelData, random: Random) => [
         ...lists(distinct(data.notifications.map((n) => n.severity ?? "none")), random),
         random.sample(severities, 2),
       ],
@@ -132,8 +135,8 @@ export const listNotificationsInputs = {
       kind: "filter",
       meaning: "Notifications of exactly this transaction (case and all).",
       cost: "cheap",
-      matches: (notification, id) => notification.transactionId === id,
-      samples: (data, random) => [
+      matches: (notification: Notification, id: string) => notification.transactionId === id,
+      samples: (data: ModelData, random: Random) => [
         ...random.sample(data.notifications, 2).map((n) => n.transactionId),
         "no-such-transaction",
       ],
@@ -143,8 +146,9 @@ export const listNotificationsInputs = {
       kind: "filter",
       meaning: "Notifications sent through the topic with exactly this key.",
       cost: "cheap",
-      matches: (notification, key) => (notification.topics ?? []).some((topic) => topic.topicKey === key),
-      samples: (data, random) => [
+      matches: (notification: Notification, key: string) =>
+        (notification.topics ?? []).some((topic) => topic.topicKey === key),
+      samples: (data: ModelData, random: Random) => [
         ...random.sample(distinct(data.notifications.flatMap((n) => (n.topics ?? []).map((t) => t.topicKey))), 2),
         "no-such-topic",
       ],
@@ -156,7 +160,7 @@ export const listNotificationsInputs = {
   path: {},
   body: {},
   refusals: [
-    ({ query }, context) => {
+    ({ query }: RequestInputs<"listNotifications">, context: RefusalContext) => {
       const window = listWindow(query, context);
       return "status" in window ? window : undefined;
     },

@@ -1,5 +1,6 @@
 /** The inputs of PATCH /v2/subscribers/{subscriberId} (patchSubscriber), declared once: see kinds.ts. */
 
+import type { Random } from "../random.js";
 import { isTimeZone } from "../time-zone.js";
 import type { BodyField, ModelData, OperationInputs } from "./kinds.js";
 
@@ -20,7 +21,7 @@ export const patchSubscriberInputs = {
       kind: "id",
       meaning: "The subscriber to change, by its `subscriberId`.",
       cost: "cheap",
-      samples: (data, random) => [
+      samples: (data: ModelData, random: Random) => [
         ...random.sample(
           live(data).map((s) => s.subscriberId),
           2,
@@ -52,7 +53,8 @@ export const patchSubscriberInputs = {
         "US/Pacific",
         "Asia/Calcutta",
       ]),
-      refuse: (zone) => (zone !== null && !isTimeZone(zone) ? "must be an IANA time zone name" : undefined),
+      refuse: (zone: string | null) =>
+        zone !== null && !isTimeZone(zone) ? "must be an IANA time zone name" : undefined,
     },
     locale: textField("Locale (`en-US` or `en_US`), stored as sent.", () => ["en_US", "en-US", "zh-Hant-TW"]),
     data: {

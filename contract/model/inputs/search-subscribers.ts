@@ -4,7 +4,7 @@ import type { Subscriber } from "../../../generated/schema.js";
 import { containsIgnoringCase, searchedName, termVariants } from "../matching.js";
 import { messages } from "../messages.js";
 import type { Random } from "../random.js";
-import type { ModelData, OperationInputs } from "./kinds.js";
+import type { ModelData, OperationInputs, RequestInputs } from "./kinds.js";
 
 const unknownId = "ffffffffffffffffffffffff";
 const { maximum: maxLimit = 100, minimum: minLimit = 1 } = operationTable.searchSubscribers.queryBounds.limit;
@@ -82,8 +82,8 @@ export const searchSubscribersInputs = {
       kind: "filter",
       meaning: "The subscriber with exactly this `subscriberId` (case and all).",
       cost: "cheap",
-      matches: (subscriber, subscriberId) => subscriber.subscriberId === subscriberId,
-      samples: (data, random) => [
+      matches: (subscriber: Subscriber, subscriberId: string) => subscriber.subscriberId === subscriberId,
+      samples: (data: ModelData, random: Random) => [
         ...random.sample(
           live(data).map((s) => s.subscriberId),
           2,
@@ -100,7 +100,7 @@ export const searchSubscribersInputs = {
   path: {},
   body: {},
   refusals: [
-    ({ query }) =>
+    ({ query }: RequestInputs<"searchSubscribers">) =>
       query.after !== undefined && query.before !== undefined
         ? { status: 400, example: "BadRequestBothCursors", message: messages.bothCursors }
         : undefined,
