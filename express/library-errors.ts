@@ -38,6 +38,14 @@ function withSegment(key: string, segment: string): string {
   return /^\d+$/.test(segment) ? `${key}[${segment}]` : `${key}.${segment}`;
 }
 
+/** Where each part of a request is, by the first segment of the validator's path. */
+const sources: Record<string, (req: Request) => unknown> = {
+  query: (req) => req.query,
+  body: (req) => req.body,
+  params: (req) => operationMetadata(req)?.pathParams,
+  headers: (req) => req.headers,
+};
+
 /**
  * `/query/channels/0` -> { key: "query.channels[0]", value: req.query.channels[0] }. The validator's path is ajv's
  * instance path (a JSON pointer: `~1` for "/", `~0` for "~") with, for an unknown or missing property, the property's
@@ -45,17 +53,7 @@ function withSegment(key: string, segment: string): string {
  */
 function describeIssue(issue: ValidatorIssue, req: Request): { key: string; value: unknown } {
   const [location = "", ...segments] = issue.path.replace(/^\//, "").split("/");
-  const source: unknown =
-    location === "query"
-      ? req.query
-      : location === "body"
-        ? req.body
-        : location === "params"
-          ? operationMetadata(req)?.pathParams
-          : location === "headers"
-            ? req.headers
-            : undefined;
-  let value: unknown = source;
+  let value: unknown = sources[location]?.(req);
   let key = locationNames[location] ?? location;
   for (let index = 0; index < segments.length; index++) {
     const rest = segments.slice(index).join("/");
@@ -69,12 +67,21 @@ function describeIssue(issue: ValidatorIssue, req: Request): { key: string; valu
 }
 
 /**
+ * The validator's refusal of a query value with a character the URL reserves (`:/?#[]@!$&'()*+,;=`) that the
+ * parameter does not allow unencoded: the one issue it raises without an ajv keyword, on a `/query/<name>` path.
+ */
+const isUnencoded = (issue: ValidatorIssue) => issue.errorCode === undefined && issue.path.startsWith("/query/");
+
+/** The list parameter a 422 key names, itself or one of its items (`query.channels`, `query.channels[0]`). */
+const listParameterOf = (key: string) => /^query\.([^.[]+)(?:\[\d+\])?$/.exec(key)?.[1];
+
+/**
  * `channels=sms,push` for a list parameter, which the contract takes as `channels=sms&channels=push` (OpenAPI's
- * `explode: true`, as Novu's SDK sends it): the validator says "must be url encoded" (or, encoded, "must be equal to
- * one of the allowed values"); the answer says to repeat the parameter.
+ * `explode: true`, as Novu's SDK sends it), refused (the comma unencoded, or encoded and no value of the list): the
+ * answer says to repeat the parameter. Undefined when the value is not comma-separated.
  */
 function commaSeparatedList(key: string, value: unknown): string | undefined {
-  const name = /^query\.([^.[]+)(?:\[\d+\])?$/.exec(key)?.[1];
+  const name = listParameterOf(key);
   if (!name || typeof value !== "string" || !value.includes(",")) return undefined;
   const repeated = value
     .split(",")
@@ -83,16 +90,14 @@ function commaSeparatedList(key: string, value: unknown): string | undefined {
   return `is a list: repeat the parameter for each value (${repeated}), not comma-separated`;
 }
 
-const reservedCharacters = /must be url encoded\. Its value may not contain reserved characters/;
-
+/** What a refused input's 422 entry says: in words for the issues whose own words are the library's, not a user's. */
 function friendlyMessage(issue: ValidatorIssue, key: string, value: unknown): string {
   if (issue.errorCode?.startsWith("additionalProperties")) return "is not a known field";
-  const listed =
-    reservedCharacters.test(issue.message) || /\[\d+\]$/.test(key) ? commaSeparatedList(key, value) : undefined;
-  if (listed) return listed;
-  if (reservedCharacters.test(issue.message)) {
+  const onListItem = /\[\d+\]$/.test(key);
+  const list = isUnencoded(issue) || onListItem ? commaSeparatedList(key, value) : undefined;
+  if (list) return list;
+  if (isUnencoded(issue))
     return "may not contain reserved characters (:/?#[]@!$&'()*+,;=) unless they are percent-encoded";
-  }
   return issue.message;
 }
 
@@ -105,25 +110,31 @@ export function fromValidator(error: ValidatorError, req: Request): ApiError {
       return new ApiError(405, messages.methodNotAllowed(req.method, req.path), error.headers ?? {});
     case 415:
       return new ApiError(415, messages.notJson);
-    case 400: {
-      const issues = error.errors;
-      if (issues.length > 0 && issues.every((issue) => issue.path === "/headers/idempotency-key")) {
-        const key = String(req.headers["idempotency-key"]);
-        return ApiError.badRequest(key === "" ? messages.idempotencyKeyEmpty : messages.idempotencyKeyTooLong(key));
-      }
-      const id = operationOf(req);
-      const fields: FieldErrors = { ...(id && queryParameterProblems(id, req)) };
-      for (const issue of issues) {
-        const { key, value } = describeIssue(issue, req);
-        const entry = fields[key] ?? { messages: [], value };
-        entry.messages.push(friendlyMessage(issue, key, value));
-        fields[key] = entry;
-      }
-      return ApiError.validation(fields);
-    }
+    case 400:
+      return idempotencyKeyRefusal(error.errors, req) ?? ApiError.validation(fieldErrors(error.errors, req));
     default:
       throw error;
   }
+}
+
+/** Novu's 400 for an idempotency key too long or empty, when that is all that is wrong. */
+function idempotencyKeyRefusal(issues: ValidatorIssue[], req: Request): ApiError | undefined {
+  if (issues.length === 0 || !issues.every((issue) => issue.path === "/headers/idempotency-key")) return undefined;
+  const key = String(req.headers["idempotency-key"]);
+  return ApiError.badRequest(key === "" ? messages.idempotencyKeyEmpty : messages.idempotencyKeyTooLong(key));
+}
+
+/** One 422 entry per invalid input: the validator's issues and what it lets through (request-rules.ts). */
+function fieldErrors(issues: ValidatorIssue[], req: Request): FieldErrors {
+  const id = operationOf(req);
+  const fields: FieldErrors = { ...(id && queryParameterProblems(id, req)) };
+  for (const issue of issues) {
+    const { key, value } = describeIssue(issue, req);
+    const entry = fields[key] ?? { messages: [], value };
+    entry.messages.push(friendlyMessage(issue, key, value));
+    fields[key] = entry;
+  }
+  return fields;
 }
 
 /** `/response/data/0/secret` -> `body.data[0].secret`. */
