@@ -3,6 +3,7 @@
  * an idempotency session for a PATCH with a key), is held to the statuses its operation declares, and its answer is
  * written.
  */
+import { declaresInputs, normalised, refusalOf } from "@novu-query/contract/model";
 import { type OperationId, operationIds, operationTable } from "@novu-query/contract/operations";
 import type { Request, RequestHandler } from "express";
 import type { Admission, CostOf } from "./admission.js";
@@ -27,6 +28,8 @@ export interface BindOptions<Transaction> {
       }
     | undefined;
   admission?: { turns: Admission; cost: CostOf } | undefined;
+  /** The days of history the caller may read (null: unlimited), for the 402 of a list window older than that. */
+  retentionOf?: ((auth: Caller["auth"]) => number | null | undefined) | undefined;
 }
 
 /**
@@ -44,14 +47,35 @@ export function missingHandlers(handlers: object): OperationId[] {
   return operationIds.filter((id) => !given.includes(id));
 }
 
+/** The handler's input: the spec's defaults filled in, and each declared normalisation applied (date-times in UTC). */
 function inputOf<K extends OperationId>(id: K, req: Request): HandlerInput<K> {
   const { authorization: _secret, ...headers } = req.headers;
-  return {
+  const input = {
     path: { ...operationMetadata(req)?.pathParams },
     query: { ...operationTable[id].queryDefaults, ...(req.query as object) },
-    headers,
     body: req.body,
-  } as unknown as HandlerInput<K>;
+  };
+  const inputs = declaresInputs(id) ? normalised(id, input as never) : input;
+  return { ...inputs, headers } as unknown as HandlerInput<K>;
+}
+
+/**
+ * What the contract refuses before any data is read, beyond the validator: the inputs' declared refusals
+ * (contract/model/inputs/), in the operation's declared error answers: both cursors and a reversed window (400), a
+ * window before the caller's retention (402), a time zone the runtime does not know (422).
+ */
+function declaredRefusal<K extends OperationId>(
+  id: K,
+  req: Request,
+  caller: Caller,
+  retentionOf: BindOptions<unknown>["retentionOf"],
+): ApiError | undefined {
+  if (!declaresInputs(id)) return undefined;
+  const request = { query: req.query as object, path: { ...operationMetadata(req)?.pathParams }, body: req.body ?? {} };
+  const refused = refusalOf(id, request as never, { now: new Date(), retentionDays: retentionOf?.(caller.auth) });
+  if (!refused) return undefined;
+  if (refused.errors) return ApiError.validation(refused.errors);
+  return new ApiError(refused.status, refused.message);
 }
 
 /** The outcome of work that was never started because its request had been answered: nothing to send. */
@@ -97,7 +121,7 @@ export function bindOperation<K extends OperationId, Transaction>(
       // The pipeline answers every request without a valid key before it gets here; reaching a handler without a
       // caller is a wiring mistake, not the caller's, so it is a 500 (logged with its errorId).
       if (!caller) throw new Error(`${id} was reached without authentication: the API-key middleware is not mounted`);
-      const broken = operationRules(id, req);
+      const broken = operationRules(id, req) ?? declaredRefusal(id, req, caller, options.retentionOf);
       if (broken) throw broken;
       const input = inputOf(id, req);
       const key = req.header("idempotency-key");

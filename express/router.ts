@@ -30,6 +30,11 @@ interface PipelineOptions<Transaction> {
   handlers: Partial<Handlers>;
   /** Looks an API key up: what handlers get as `context.auth`, or undefined for 401 `API Key not found`. */
   authenticate: Authenticate;
+  /**
+   * The days of history the caller may read, from what `authenticate` returned (null or undefined: unlimited): a
+   * notification list whose window starts before that is answered 402 before its handler runs. Default: none.
+   */
+  retentionOf?: ((auth: AuthContext) => number | null | undefined) | undefined;
   /** Where failed requests (with their errorId) and warnings are logged; pino fits. Default: JSON lines on stderr. */
   logger?: Logger | undefined;
   /**
@@ -155,6 +160,7 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
       turns: new Admission({ all: admission.all, expensive: admission.expensive ?? admission.all }),
       cost: admission.cost ?? (() => "cheap"),
     },
+    retentionOf: options.retentionOf,
   });
 
   const api = express.Router();

@@ -6,7 +6,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { build } from "./build.js";
-import { settingsDoc, settingsTableIsCurrent } from "./settings-table.js";
+import { sectionIsCurrent } from "./generated-section.js";
+import { inputsTable } from "./inputs-table.js";
+import { settingsTable } from "./settings-table.js";
 
 function listFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -29,7 +31,9 @@ try {
       .filter((file) => !readFileSync(join(fresh, file)).equals(readFileSync(join(committed, file))))
       .map((file) => `out of date: generated/${file}`),
   ];
-  if (!settingsTableIsCurrent()) stale.push(`out of date: the settings table of ${settingsDoc}`);
+  for (const section of [settingsTable, inputsTable]) {
+    if (!sectionIsCurrent(section)) stale.push(`out of date: the ${section.name} section of ${section.doc}`);
+  }
   if (stale.length > 0) {
     console.error(`generated files are stale; run \`npm run build\` and commit the result.\n${stale.join("\n")}`);
     process.exitCode = 1;

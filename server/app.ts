@@ -108,6 +108,7 @@ export function createServerApp({ store, handlers, logger, config, ...rest }: Ap
       handlers,
       logger,
       authenticate: environmentKeys(store, config.defaultRetentionDays, new KeyCache(config.apiKeyCacheSeconds * 1000)),
+      retentionOf: (auth) => auth.effectiveRetentionDays,
       services: (_req, transaction) => ({ store: transaction ?? store }),
       idempotency: {
         store: new DatabaseIdempotencyStore(store, {

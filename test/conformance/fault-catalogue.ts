@@ -21,6 +21,12 @@ export interface Fault {
   description: string;
   /** The rules whose failure counts as catching it. */
   caughtBy: string[];
+  /**
+   * The skeleton's pipeline refuses the request before the handler with the fault runs (the contract's refusals
+   * without data, contract/model/inputs/): on the skeleton the fault cannot be seen, and the rules named pass. A
+   * service of another making can still have it, and the rules catch it there.
+   */
+  preventedByPipeline?: true;
   service: ServiceOptions;
 }
 
@@ -402,6 +408,7 @@ export const faults: Fault[] = [
     id: "list-dates-reversed-accepted",
     description: "after later than before is answered with an empty page",
     caughtBy: ["list.dates.reversed"],
+    preventedByPipeline: true,
     service: listQuery((q) => (q.after && q.before && q.after > q.before ? { ...q, after: q.before } : q)),
   },
   {
@@ -631,6 +638,7 @@ export const faults: Fault[] = [
     id: "search-both-cursors-accepted",
     description: "after and before together are accepted",
     caughtBy: ["search.both-cursors"],
+    preventedByPipeline: true,
     service: searchQuery((q) => (q.after && q.before ? { ...q, before: undefined } : q)),
   },
   {

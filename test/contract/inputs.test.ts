@@ -5,7 +5,7 @@
  * declaration's line; this says them for whoever reads the test report, naming each input and the file to edit.
  */
 import { createFactories } from "@novu-query/contract/factories";
-import { declaredInputs, inputs, isDeclared, Random } from "@novu-query/contract/model";
+import { declaredInputs, declaresInputs, inputs, Random } from "@novu-query/contract/model";
 import { NotImplementedError } from "@novu-query/express";
 import { describe, expect, it } from "vitest";
 import { operationCheck } from "../../contract/msw/spec.js";
@@ -47,7 +47,7 @@ function inputDifferences(id: OperationId, declared: string[]): string[] {
 }
 
 const declaredNames = (id: OperationId) =>
-  isDeclared(id) ? declaredInputs(id).map(([place, name]) => `${place}.${name}`) : [];
+  declaresInputs(id) ? declaredInputs(id).map(([place, name]) => `${place}.${name}`) : [];
 
 describe("the inputs' declarations", () => {
   it("cover every operation the reference server implements (a scaffolded stub answers 501 and needs none)", async () => {
@@ -61,11 +61,11 @@ describe("the inputs' declarations", () => {
         );
       if (!stub) implemented.push(id);
     }
-    expect(implemented.filter((id) => !isDeclared(id as OperationId))).toEqual([]);
+    expect(implemented.filter((id) => !declaresInputs(id as OperationId))).toEqual([]);
     expect(implemented.length).toBeGreaterThan(0);
   });
 
-  it.each(operationIds.filter(isDeclared))("declare exactly the inputs of %s", (id) => {
+  it.each(operationIds.filter(declaresInputs))("declare exactly the inputs of %s", (id) => {
     expect(inputDifferences(id, declaredNames(id))).toEqual([]);
   });
 
@@ -89,7 +89,7 @@ describe("the inputs' declarations", () => {
     const subscribers = make.subscribers(30);
     const data = { subscribers, notifications: make.notifications(60, undefined, subscribers) };
 
-    it.each(operationIds.filter(isDeclared))(
+    it.each(operationIds.filter(declaresInputs))(
       "send only values the spec accepts for %s (samples and variants)",
       (id) => {
         const random = new Random(seed);

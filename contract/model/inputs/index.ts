@@ -43,7 +43,7 @@ export type QueryInputName<K extends DeclaredOperation, Kind extends string> = {
   string;
 
 /** Whether the declarations cover an operation (every operation of the contract today; a new one until declared). */
-export function isDeclared(id: OperationId): id is DeclaredOperation {
+export function declaresInputs(id: OperationId): id is DeclaredOperation {
   return id in inputs;
 }
 
@@ -138,7 +138,7 @@ export function normalised<K extends DeclaredOperation>(id: K, request: RequestI
  * `deepOffset` rows (`page × limit`).
  */
 export function costOf(id: OperationId, query: Record<string, unknown>, deepOffset: number): "cheap" | "expensive" {
-  if (!isDeclared(id)) return "cheap";
+  if (!declaresInputs(id)) return "cheap";
   const given = Object.entries(inputs[id].query as unknown as Record<string, AnyInput>).filter(
     ([name]) => query[name] !== undefined,
   );
