@@ -14,10 +14,13 @@ const usage = `Usage: novu-query-conformance --base-url <url> --api-key <key> [o
   --api-key <key>              a key of a test environment with data (a dozen subscribers and notifications)
   --other-api-key <key>        a key of a second environment with data: runs the isolation rules
   --level shape|behaviour      shape: the rules a static mock passes; behaviour (default): all of them
-  --subscriber <subscriberId>  the subscriber the PATCH rules change and put back (default: the first found)
+  --subscriber <subscriberId>  the subscriber the PATCH rules change and put back (default: the first whose every
+                               value the contract accepts on write, so that each can be put back)
+  --read-only                  send no PATCH: the rules that write are reported as not run
   --requests-per-second <n>    the pace (default 50; 0: as fast as answered); a 429's Retry-After is waited out
   --read-limit <n>             subscribers and notifications the oracle reads (default 2000): past it, a window
   --seed <n>                   seeds the generated queries (default 1), to repeat a run exactly
+  --seeds <n>                  how many seeds the generated values are drawn with, from --seed on (default 3)
   --rule <id or prefix.>       only this rule (repeat for more; "search.filter." for a group), to rerun a failure
 `;
 
@@ -33,6 +36,8 @@ try {
       "requests-per-second": { type: "string" },
       "read-limit": { type: "string" },
       seed: { type: "string" },
+      seeds: { type: "string" },
+      "read-only": { type: "boolean" },
       rule: { type: "string", multiple: true },
       help: { type: "boolean", short: "h" },
     },
@@ -72,6 +77,8 @@ const target = {
   requestsPerSecond: count("requests-per-second"),
   readLimit: count("read-limit"),
   seed: count("seed"),
+  seeds: count("seeds"),
+  readOnly: values["read-only"] === true,
   only: values.rule as string[] | undefined,
 };
 

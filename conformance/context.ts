@@ -14,6 +14,8 @@ export interface Rule {
   level: Level;
   /** Needs `otherApiKey` (a second environment): without one the rule is reported as skipped. */
   needsOtherKey?: true;
+  /** Sends a PATCH (and puts back what it changes): a read-only run (`readOnly`) skips it. */
+  writes?: true;
   run(context: ConformanceContext): Promise<void>;
 }
 
@@ -25,8 +27,13 @@ export interface ConformanceTarget {
    * be read, listed, counted or patched with the other's key. Without it they are reported as not run.
    */
   otherApiKey?: string | undefined;
-  /** The subscriber the PATCH rules change (and restore); default: the first one a search returns. */
+  /**
+   * The subscriber the PATCH rules change (and restore); default: the first whose every value the contract accepts
+   * on write, so that all of them can be put back (conformance/write-target.ts).
+   */
   subscriberId?: string | undefined;
+  /** Sends no PATCH at all: the rules that write are reported as not run. */
+  readOnly?: boolean | undefined;
   /** At most this many requests a second (default 50); 0 sends them as fast as they are answered. */
   requestsPerSecond?: number | undefined;
   /**
@@ -36,6 +43,8 @@ export interface ConformanceTarget {
   readLimit?: number | undefined;
   /** Seeds the choice of generated queries (default 1), so that a failing run can be repeated as it was. */
   seed?: number | undefined;
+  /** How many seeds the generated queries are drawn with, from `seed` on (default 3): one seed may miss an edge. */
+  seeds?: number | undefined;
 }
 
 /** A 429's `Retry-After` is waited out this many times for one request, each wait at most 60 s. */

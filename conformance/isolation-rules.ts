@@ -7,6 +7,8 @@ import type { ApiClient, Subscriber } from "@novu-query/contract";
 import { patchSubscriber } from "@novu-query/contract/model";
 import { type ConformanceContext, check, checkEqual, type Rule, RuleFailure } from "./context.js";
 import { expectList, expectSearch, type Snapshot, snapshotOf } from "./oracle.js";
+import { patch } from "./patch-rules.js";
+import { restoreBody, writeTarget } from "./write-target.js";
 
 interface Side {
   name: string;
@@ -107,6 +109,7 @@ export const isolationRules: Rule[] = [
     id: "isolation.patch",
     level: "behaviour",
     needsOtherKey: true,
+    writes: true,
     text: "A PATCH with one key never changes the other environment's subscriber (read back with its own key)",
     async run(c) {
       for (const [asking, owner] of await sides(c)) {
@@ -139,6 +142,41 @@ export const isolationRules: Rule[] = [
           });
           c.memo.delete("snapshot.main");
           c.memo.delete("snapshot.other");
+        }
+      }
+    },
+  },
+  {
+    id: "isolation.idempotency-key",
+    level: "behaviour",
+    needsOtherKey: true,
+    writes: true,
+    text: "One idempotency key used in two environments is two keys: each PATCH is applied in its own environment and answered with its own subscriber, neither replayed nor refused as reused",
+    async run(c) {
+      const key = `conformance-isolation-${Date.now()}`;
+      const targets = [
+        { name: "apiKey", client: c.client, target: await writeTarget(c, "main") },
+        { name: "otherApiKey", client: c.otherClient as ApiClient, target: await writeTarget(c, "other") },
+      ];
+      try {
+        for (const { name, client, target } of targets) {
+          const { subscriberId } = target.subscriber;
+          const body = { data: { isolation: key, environment: name } };
+          const { data, response } = await patch(c, subscriberId, body, key, client);
+          const request = `PATCH /v2/subscribers/${subscriberId} with ${name} and idempotency-key ${key}`;
+          check(
+            response.status === 200 && data,
+            `${request} answered ${response.status} (the key was used in the other environment)`,
+          );
+          check(
+            response.headers.get("idempotency-replay") === null,
+            `${request} was answered as a replay of the other environment's request`,
+          );
+          checkEqual([data.subscriberId, data.data], [subscriberId, body.data], `${request}: the subscriber changed`);
+        }
+      } finally {
+        for (const { client, target } of targets) {
+          await patch(c, target.subscriber.subscriberId, restoreBody(target, ["data"]), undefined, client);
         }
       }
     },

@@ -52,8 +52,13 @@ export async function runConformance(
   for (const rule of selected) {
     let result: RuleResult;
     context.notes.length = 0;
-    if (rule.needsOtherKey && !target.otherApiKey) {
-      const skipped = "needs a key of a second environment (otherApiKey, --other-api-key)";
+    const skipped =
+      rule.needsOtherKey && !target.otherApiKey
+        ? "needs a key of a second environment (otherApiKey, --other-api-key)"
+        : rule.writes && target.readOnly
+          ? "a read-only run (--read-only) sends no PATCH"
+          : undefined;
+    if (skipped) {
       result = { id: rule.id, text: rule.text, passed: false, skipped };
     } else {
       try {

@@ -19,6 +19,7 @@ import { echoIdempotencyKey, type IdempotencyStore } from "./idempotency.js";
 import { type Logger, stderrLogger } from "./logger.js";
 import { MemoryRateLimitStore } from "./memory-rate-limit.js";
 import { messages } from "./messages.js";
+import { queryAsSent } from "./query-as-sent.js";
 import { type RateLimitStore, rateLimit, UnknownKeyLimiter } from "./rate-limit.js";
 import { operationOf } from "./request-metadata.js";
 import { refuseUnstorableInput } from "./request-rules.js";
@@ -164,6 +165,7 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
   });
 
   const api = express.Router();
+  api.use(queryAsSent);
   if (options.rateLimit) {
     const { perMinute, burst = perMinute, store = new MemoryRateLimitStore() } = options.rateLimit;
     const limits = { perMinute, burst: Math.max(1, burst) };

@@ -654,4 +654,204 @@ export const faults: Fault[] = [
       },
     },
   },
+
+  // What real clients send that hand-picked values did not (issue 44): variants of every input, edges of the data.
+  {
+    id: "search-subscriberId-ignores-case",
+    description: "subscriberId is matched ignoring case",
+    caughtBy: ["search.filter.subscriberId"],
+    service: searchFilteredBy("subscriberId", (s, t) => s.subscriberId.toLowerCase() === t.toLowerCase()),
+  },
+  {
+    id: "search-subscriberId-prefix",
+    description: "subscriberId matches every subscriberId that starts with it",
+    caughtBy: ["search.filter.subscriberId"],
+    service: searchFilteredBy("subscriberId", (s, t) => s.subscriberId.startsWith(t)),
+  },
+  {
+    id: "search-term-trimmed",
+    description: "a padded search term is trimmed before matching",
+    caughtBy: ["search.filter.email", "search.filter.name", "search.filter.phone"],
+    service: searchWith((rows, q, o) =>
+      searchSubscribers(rows, { ...q, email: q.email?.trim(), name: q.name?.trim(), phone: q.phone?.trim() }, o),
+    ),
+  },
+  {
+    id: "search-name-missing-part-joined",
+    description: "the searched name of a subscriber with a part missing has no space where the part would be",
+    caughtBy: ["search.filter.name"],
+    service: searchFilteredBy("name", (s, t) =>
+      [s.firstName, s.lastName].filter(Boolean).join(" ").toLowerCase().includes(t.toLowerCase()),
+    ),
+  },
+  {
+    id: "search-ascii-only-case",
+    description: "terms are compared ignoring the case of ASCII letters only (É and é differ)",
+    caughtBy: ["search.filter.email", "search.filter.name", "search.filter.phone"],
+    service: searchFilteredBy("name", (s, t) => {
+      const lower = (text: string) => text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+      return lower(`${s.firstName ?? ""} ${s.lastName ?? ""}`).includes(lower(t));
+    }),
+  },
+  {
+    id: "search-limit-max-short",
+    description: "a page at the maximum limit holds one row fewer",
+    caughtBy: ["search.limit.values"],
+    service: searchWith((rows, q, o) => searchSubscribers(rows, q.limit === 100 ? { ...q, limit: 99 } : q, o)),
+  },
+  {
+    id: "search-cursor-must-pass-filter",
+    description: "a cursor whose row does not pass the filters is answered with an empty page",
+    caughtBy: ["search.cursor.values"],
+    service: searchWith((rows, q, o) => {
+      const cursor = q.after ?? q.before;
+      const filtered = searchSubscribers(rows, { ...q, after: undefined, before: undefined, limit: 100 }, o);
+      const passes = filtered.status === 200 && filtered.body.data.some((s) => s._id === cursor);
+      return cursor !== undefined && !passes
+        ? { status: 200, body: { data: [], next: null, previous: null, totalCount: 0, totalCountCapped: false } }
+        : searchSubscribers(rows, q, o);
+    }),
+  },
+  {
+    id: "search-cursor-deleted-accepted",
+    description: "a deleted subscriber's _id is a cursor like any other",
+    caughtBy: ["search.cursor.values"],
+    service: searchWith((rows, q, o) => {
+      const cursor = rows.find((s) => s._id === (q.after ?? q.before) && s.deleted);
+      return searchSubscribers(cursor ? rows.map((s) => (s === cursor ? { ...s, deleted: false } : s)) : rows, q, o);
+    }),
+  },
+  {
+    id: "list-transactionId-ignores-case",
+    description: "transactionId is matched ignoring case",
+    caughtBy: ["list.filter.transactionId"],
+    service: listFilteredBy("transactionId", (n, t) => n.transactionId.toLowerCase() === String(t).toLowerCase()),
+  },
+  {
+    id: "list-topicKey-prefix",
+    description: "topicKey matches every key that starts with it",
+    caughtBy: ["list.filter.topicKey"],
+    service: listFilteredBy("topicKey", (n, t) =>
+      (n.topics ?? []).some((topic) => topic.topicKey.startsWith(String(t))),
+    ),
+  },
+  {
+    id: "list-emails-ignore-case",
+    description: "emails matches e-mails ignoring case",
+    caughtBy: ["list.filter.emails"],
+    service: listFilteredBy("emails", (n, emails, subscribers) =>
+      subscribers.some(
+        (s) =>
+          s._id === n._subscriberId &&
+          !s.deleted &&
+          (emails as string[]).some((e) => e.toLowerCase() === (s.email ?? "").toLowerCase()),
+      ),
+    ),
+  },
+  {
+    id: "list-limit-max-short",
+    description: "a page at the maximum limit holds one row fewer",
+    caughtBy: ["list.page.values"],
+    service: listWith((n, s, q, o) => listNotifications(n, s, q.limit === 50 ? { ...q, limit: 49 } : q, o)),
+  },
+  {
+    id: "list-dates-offset-ignored",
+    description: "a date-time's offset is ignored (`+01:00` read as UTC)",
+    caughtBy: ["list.dates.forms"],
+    preventedByPipeline: true,
+    service: listQuery((q) => ({
+      ...q,
+      after: q.after?.replace(/[+-]\d{2}(:?\d{2})?$/, "Z"),
+      before: q.before?.replace(/[+-]\d{2}(:?\d{2})?$/, "Z"),
+    })),
+  },
+  {
+    id: "patch-email-lowercased",
+    description: "an e-mail is stored in lower case, not as sent",
+    caughtBy: ["patch.fields"],
+    service: {
+      operations: {
+        patch: (rows, id, body, now) =>
+          patchSubscriber(
+            rows,
+            id,
+            typeof body.email === "string" ? { ...body, email: body.email.toLowerCase() } : body,
+            now,
+          ),
+      },
+    },
+  },
+  {
+    id: "patch-empty-string-nulled",
+    description: "an empty string is stored as null",
+    caughtBy: ["patch.fields"],
+    service: {
+      operations: {
+        patch: (rows, id, body, now) =>
+          patchSubscriber(
+            rows,
+            id,
+            Object.fromEntries(Object.entries(body).map(([k, v]) => [k, v === "" ? null : v])),
+            now,
+          ),
+      },
+    },
+  },
+  {
+    id: "patch-time-zone-canonicalised",
+    description: "a time-zone alias is stored as its canonical name (US/Pacific as America/Los_Angeles)",
+    caughtBy: ["patch.fields"],
+    service: {
+      operations: {
+        patch: (rows, id, body, now) =>
+          patchSubscriber(
+            rows,
+            id,
+            body.timezone === "US/Pacific" ? { ...body, timezone: "America/Los_Angeles" } : body,
+            now,
+          ),
+      },
+    },
+  },
+  {
+    id: "patch-updatedAt-not-moved",
+    description: "a real change keeps updatedAt as it was",
+    caughtBy: ["patch.fields", "patch.merge"],
+    service: {
+      operations: {
+        patch: (rows, id, body, now) => {
+          const answer = patchSubscriber(rows, id, body, now);
+          const before = rows.find((s) => s.subscriberId === id && !s.deleted);
+          return answer.status === 200 && before
+            ? { ...answer, body: { ...answer.body, updatedAt: before.updatedAt } }
+            : answer;
+        },
+      },
+    },
+  },
+  {
+    id: "idempotency-keys-shared-by-environments",
+    description:
+      "an idempotency key is one key across environments: the second environment's PATCH gets the first's answer",
+    caughtBy: ["isolation.idempotency-key"],
+    service: { idempotencyScope: () => "everyone" },
+  },
+  {
+    id: "get-execution-details-reversed",
+    description: "get answers a job's executionDetails newest first, unlike the list",
+    caughtBy: ["get.whole"],
+    service: {
+      operations: {
+        get: (rows, id, options) => {
+          const answer = getNotification(rows, id, options);
+          if (answer.status !== 200) return answer;
+          const jobs = answer.body.jobs.map((job) => ({
+            ...job,
+            executionDetails: [...job.executionDetails].reverse(),
+          }));
+          return { ...answer, body: { ...answer.body, jobs } };
+        },
+      },
+    },
+  },
 ];

@@ -58,6 +58,8 @@ export interface ServiceOptions {
   operations?: Partial<Operations>;
   /** False to answer a retried idempotency key as a new request (no replay). */
   idempotency?: boolean;
+  /** Whose keys an idempotency key is among: by default the caller's environment, as the spec says. */
+  idempotencyScope?: () => string;
   /**
    * The app the service runs in, given the router's options: by default the skeleton's own `createApp`; a host app
    * of the test's making mounts `createRouter(options)` where it likes. `basePath` is where (default: the root).
@@ -78,16 +80,23 @@ const environments = { "key-production": "e00000000000000000000001", "key-develo
 /** History the environments may read: 60 days, so that the list answers 402 for an older window. */
 const retentionDays = 60;
 
-/** Two environments' data from the factories, with ties on timestamps and a few deleted subscribers. */
+/**
+ * Two environments' data from the factories, with what real data has and sampling may step around: ties on
+ * timestamps, a few deleted subscribers, names with a part missing, e-mails stored in mixed case.
+ */
 export function serviceData(): ModelService["data"] {
   const subscribers: Subscriber[] = [];
   const notifications: Notification[] = [];
   for (const [index, environmentId] of Object.values(environments).entries()) {
     const make = createFactories({ seed: 31 + index, now: "2026-11-20T00:00:00.000Z" });
-    const theirs = make.subscribers(60).map((s, i) => ({
+    // More subscribers than the largest page in one environment: a page at the maximum limit shows what it holds.
+    const theirs = make.subscribers(index === 0 ? 120 : 60).map((s, i) => ({
       ...s,
       _environmentId: environmentId,
       deleted: i % 17 === 5,
+      ...(i % 13 === 3 && { firstName: null }),
+      ...(i % 19 === 7 && { lastName: null }),
+      ...(i % 11 === 4 && s.email && { email: s.email.replace(/^./, (c) => c.toUpperCase()).replace("@e", "@E") }),
       // Pairs of subscribers created and updated at the same instant: the _id decides their order.
       ...(i % 2 === 1 && { createdAt: subscribers.at(-1)?.createdAt ?? s.createdAt }),
     }));
@@ -178,7 +187,10 @@ export async function startModelService(options: ServiceOptions = {}): Promise<M
       };
     },
     // Scoped to `auth.environmentId`, the default.
-    idempotency: { store: options.idempotency === false ? neverReplays() : new MemoryIdempotencyStore() },
+    idempotency: {
+      store: options.idempotency === false ? neverReplays() : new MemoryIdempotencyStore(),
+      ...(options.idempotencyScope && { scope: options.idempotencyScope }),
+    },
   };
   const app = options.host ? options.host.app(routerOptions) : createApp(routerOptions);
   const server = createHttpServer(app, {}, silent).listen(0, "127.0.0.1");

@@ -12,10 +12,25 @@ const { maximum: maxLimit = 100, minimum: minLimit = 1 } = operationTable.search
 const live = (data: ModelData) => data.subscribers.filter((s) => !s.deleted);
 const present = (values: (string | null | undefined)[]) => values.filter((v): v is string => !!v);
 
-/** Parts of values the data holds (so that the filter matches), whole ones, and a term that matches nothing. */
+/**
+ * The values that trip substring filters up: a space at either end (a name with a part missing is ` Ng`), a letter
+ * outside ASCII, a LIKE metacharacter.
+ */
+const awkward = (value: string) => /^\s|\s$|[^\x00-\x7f]|[%_\\]/.test(value);
+
+/**
+ * Parts of values the data holds (so that the filter matches), a whole one, the whole of an awkward one when the data
+ * has one (sampling at random would step around it), and a term that matches nothing.
+ */
 function terms(values: string[], random: Random): string[] {
   const picked = random.sample(values, 3);
-  return [...picked.map((value) => random.substring(value)), ...picked.slice(0, 1), `zz-no-match-${random.int(1e6)}`];
+  const edge = random.pick(values.filter(awkward));
+  return [
+    ...picked.map((value) => random.substring(value)),
+    ...picked.slice(0, 1),
+    ...(edge === undefined ? [] : [edge]),
+    `zz-no-match-${random.int(1e6)}`,
+  ];
 }
 
 /** A case-insensitive substring filter on one text of a subscriber. */
@@ -30,7 +45,18 @@ function substringFilter(meaning: string, text: (subscriber: Subscriber) => stri
   };
 }
 
-/** A cursor: the `_id`s of subscribers at both ends and in the middle, a deleted one's, and one no subscriber has. */
+/**
+ * The `_id`s of subscribers that are not live: deleted ones, and, where only live ones were read (a black box never
+ * lists the deleted), those notifications were sent to and no search returns.
+ */
+function notLive(data: ModelData): string[] {
+  const listed = new Set(live(data).map((s) => s._id));
+  const deleted = data.subscribers.filter((s) => s.deleted).map((s) => s._id);
+  const unlisted = data.notifications.map((n) => n._subscriberId).filter((id) => !listed.has(id));
+  return [...new Set([...deleted, ...unlisted])];
+}
+
+/** A cursor: the `_id`s of subscribers at both ends and in the middle, one not live, and one no subscriber has. */
 function cursor(meaning: string) {
   return {
     kind: "cursor" as const,
@@ -38,8 +64,7 @@ function cursor(meaning: string) {
     cost: "cheap" as const,
     samples: (data: ModelData, random: Random) => {
       const ids = live(data).map((s) => s._id);
-      const deleted = data.subscribers.filter((s) => s.deleted).map((s) => s._id);
-      return [...random.sample(ids, 3), ...random.sample(deleted, 1), unknownId];
+      return [...random.sample(ids, 3), ...random.sample(notLive(data), 1), unknownId];
     },
   };
 }
