@@ -5,8 +5,8 @@
  * failed patch.read-back and the subscriber was left with every field null.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { runConformance } from "../../conformance/run.js";
 import { rules } from "../../conformance/rules.js";
+import { runConformance } from "../../conformance/run.js";
 import { type ModelService, startModelService } from "../support/model-service.js";
 
 const services: ModelService[] = [];

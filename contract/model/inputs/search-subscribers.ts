@@ -16,7 +16,7 @@ const present = (values: (string | null | undefined)[]) => values.filter((v): v 
  * The values that trip substring filters up: a space at either end (a name with a part missing is ` Ng`), a letter
  * outside ASCII, a LIKE metacharacter.
  */
-const awkward = (value: string) => /^\s|\s$|[^\x00-\x7f]|[%_\\]/.test(value);
+const awkward = (value: string) => /^\s|\s$|[^ -~]|[%_\\]/.test(value);
 
 /**
  * Parts of values the data holds (so that the filter matches), a whole one, the whole of an awkward one when the data
