@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The skeleton's command.
- *   novu-query-express init [dir]   write what is missing of a service on the skeleton in dir (default: here)
+ *   novu-query-express init [dir] [--router]   write what is missing of a service on the skeleton in dir (default: here)
  */
 import { resolve } from "node:path";
 import { init } from "./init.js";
@@ -10,6 +10,9 @@ const usage = `Usage:
   novu-query-express init [dir]   write the app entry (src/server.ts), the API-key hook (src/auth.ts), tsconfig.json
                                   and a handler stub per operation (src/handlers/) where they are missing; run it
                                   again after upgrading the contract to add stubs for new operations
+  novu-query-express init [dir] --router
+                                  the same for an app you have: src/contract-router.ts, a router to mount in it
+                                  (app.use("/api", contractRouter)), instead of src/server.ts
   novu-query-express --help       this text
 `;
 
@@ -20,6 +23,12 @@ function nextSteps(written: string[]): string {
   const stubs = written
     .filter((file) => /^src\/handlers\/.+\.ts$/.test(file) && !file.endsWith("/index.ts"))
     .map((file) => file.replace(/^src\/handlers\/(.+)\.ts$/, "$1"));
+  if (written.includes("src/contract-router.ts")) {
+    return (
+      '\nMount it in your app: app.use("/api", contractRouter) and app.use("/api", contractRouter.errorHandler)\n' +
+      `(src/contract-router.ts says how). Every operation answers 501 until its handler in src/handlers/ is written.\n`
+    );
+  }
   if (written.includes("src/server.ts")) {
     return (
       "\nStart it with `npx tsx src/server.ts` (or `npx tsc` and `node dist/server.js`): every operation answers 501 until\n" +
@@ -35,11 +44,14 @@ function nextSteps(written: string[]): string {
   return "";
 }
 
-const [command, dir = ".", ...rest] = process.argv.slice(2);
+const [command, ...rest] = process.argv.slice(2);
+const router = rest.includes("--router");
+const positional = rest.filter((arg) => arg !== "--router");
+const dir = positional[0] ?? ".";
 if (command === "--help" || command === "-h" || command === "help") {
   process.stdout.write(usage);
-} else if (command === "init" && rest.length === 0 && !dir.startsWith("-")) {
-  const { written, notes } = init(resolve(dir));
+} else if (command === "init" && positional.length <= 1 && !dir.startsWith("-")) {
+  const { written, notes } = init(resolve(dir), { router });
   process.stdout.write(
     written.length > 0
       ? `Wrote:\n${written.map((file) => `  ${file}\n`).join("")}`

@@ -1,8 +1,9 @@
 /**
- * `novu-query-express init [dir]`: a service on the skeleton, in the team's own repository. Writes what is missing of
- * `src/server.ts` (the app entry), `src/auth.ts` (the API-key hook), `tsconfig.json`, and one handler stub per
- * operation in `src/handlers/`; never changes a file that exists, but for registering a new stub in the handlers'
- * index. Run it again after upgrading the contract: new operations get stubs, changed ones fail to compile.
+ * `novu-query-express init [dir] [--router]`: a service on the skeleton, in the team's own repository. Writes what is
+ * missing of `src/server.ts` (the app entry; with `--router`, for an app that exists already, `src/contract-router.ts`,
+ * a module exporting the router to mount instead), `src/auth.ts` (the API-key hook), `tsconfig.json`, and one handler
+ * stub per operation in `src/handlers/`; never changes a file that exists, but for registering a new stub in the
+ * handlers' index. Run it again after upgrading the contract: new operations get stubs, changed ones fail to compile.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -30,6 +31,28 @@ const host = process.env.HOST ?? "127.0.0.1";
 const server = createHttpServer(app).listen(Number(process.env.PORT ?? 8080), host, () => {
   const { port } = server.address() as AddressInfo;
   console.log(\`Notification query API on http://\${host}:\${port}\`);
+});
+`;
+
+const routerSource = `/**
+ * The contract's routes for the app you have: mount the router where the API lives, and its error handler right after
+ * it, on the same path (the contract's answers for errors your own middleware raises on its routes):
+ *
+ *   app.use("/api", contractRouter);
+ *   app.use("/api", contractRouter.errorHandler);
+ *
+ * It claims the contract's method-and-path pairs only; every other request goes on to your routes.
+ */
+import { createRouter, MemoryIdempotencyStore } from "@novu-query/express";
+import { authenticate } from "./auth.js";
+import { handlers } from "./handlers/index.js";
+
+export const contractRouter = createRouter({
+  handlers,
+  authenticate,
+  // Novu's SDK sends an idempotency key with every PATCH. This store keeps answers in this process, which is right
+  // for one instance; several instances need an IdempotencyStore they share (your database; docs/backend.md).
+  idempotency: { store: new MemoryIdempotencyStore() },
 });
 `;
 
@@ -86,8 +109,11 @@ export interface InitResult {
   notes: string[];
 }
 
-/** Writes what is missing of the service in `dir`. */
-export function init(dir: string): InitResult {
+/** Frameworks whose presence says the folder is an app already, where a router to mount fits better than a server. */
+const frameworks = ["express", "fastify", "@nestjs/core", "koa", "hono"];
+
+/** Writes what is missing of the service in `dir`: with `router`, a router module for an existing app, no server. */
+export function init(dir: string, { router = false }: { router?: boolean } = {}): InitResult {
   const written: string[] = [];
   const writeNew = (file: string, source: string) => {
     const path = join(dir, file);
@@ -97,7 +123,7 @@ export function init(dir: string): InitResult {
     written.push(file);
   };
   writeNew("tsconfig.json", tsconfigSource);
-  writeNew("src/server.ts", serverSource);
+  writeNew(router ? "src/contract-router.ts" : "src/server.ts", router ? routerSource : serverSource);
   writeNew("src/auth.ts", authSource);
   written.push(...scaffold(operationIds, join(dir, "src", "handlers")).map((file) => relative(dir, file)));
 
@@ -107,5 +133,11 @@ export function init(dir: string): InitResult {
   if (pkg?.type !== "module") notes.push('The code is ES modules: set "type": "module" (npm pkg set type=module).');
   if (!pkg?.dependencies?.["@novu-query/express"]) notes.push("Install the skeleton: npm install @novu-query/express");
   if (!pkg?.devDependencies?.typescript) notes.push("Install TypeScript to run it: npm install -D typescript tsx");
+  const framework = frameworks.find((name) => pkg?.dependencies?.[name]);
+  if (framework && !router && written.includes("src/server.ts")) {
+    notes.push(
+      `This is a ${framework} app already: \`init --router\` writes src/contract-router.ts, a router to mount in it, instead of a server of its own (delete src/server.ts).`,
+    );
+  }
   return { written: written.sort(), notes };
 }

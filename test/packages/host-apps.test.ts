@@ -7,7 +7,7 @@
  * handler's answer has and the contract does not.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -58,7 +58,15 @@ beforeAll(() => {
     (name) => tarballs[name] as string,
   );
   mustRun("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", ...packages, ...hostPackages], app);
-  mustRun(process.execPath, [join(app, "node_modules", ".bin", "novu-query-express"), "init"], app);
+  // An app exists already: `init --router` writes a router module to mount, and no server of its own.
+  const initOutput = mustRun(
+    process.execPath,
+    [join(app, "node_modules", ".bin", "novu-query-express"), "init", "--router"],
+    app,
+  );
+  expect(initOutput).toContain("src/contract-router.ts");
+  expect(initOutput).toContain('app.use("/api", contractRouter)');
+  expect(existsSync(join(app, "src", "server.ts"))).toBe(false);
   cpSync(implementation, join(app, "src"), { recursive: true });
   cpSync(hosts, join(app, "src"), { recursive: true });
   // NestJS's decorators, in the tsconfig.json that init wrote.
