@@ -10,11 +10,8 @@ import { compareSpecs } from "./diff/compare.js";
 import { summarize } from "./diff/describe.js";
 import { compareVersions } from "./diff/gate.js";
 import { releasedVersions, releasesDir } from "./diff.js";
-import { writeSection } from "./generated-section.js";
-import { inputsTable } from "./inputs-table.js";
 import { listOperations, renderOperationTable } from "./operation-table.js";
 import { runCli } from "./run-cli.js";
-import { settingsTable } from "./settings-table.js";
 import { exitWithUsageIfAsked } from "./usage.js";
 import { writeZodSchemas } from "./zod-schemas.js";
 
@@ -126,8 +123,4 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const outDir = resolve(process.argv[2] ?? "generated");
   await build(outDir);
   console.log(`Built ${outDir} from openapi/`);
-  for (const section of [settingsTable, inputsTable]) {
-    if (writeSection(section))
-      console.log(`Wrote the ${section.name} section of ${section.doc} from ${section.source}`);
-  }
 }

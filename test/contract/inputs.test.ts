@@ -79,8 +79,8 @@ describe("the inputs' declarations", () => {
     ).toEqual([
       "listNotifications: the spec has query.channels, which contract/model/inputs/list-notifications.ts does not declare",
     ]);
-    expect(inputDifferences("listNotifications", [...declared, "query.tags"])).toEqual([
-      "listNotifications: contract/model/inputs/list-notifications.ts declares query.tags, which the spec does not have",
+    expect(inputDifferences("listNotifications", [...declared, "query.colour"])).toEqual([
+      "listNotifications: contract/model/inputs/list-notifications.ts declares query.colour, which the spec does not have",
     ]);
   });
 

@@ -4,57 +4,15 @@
  * edit for `npm run check` and the tests that every operation reaches to pass. The new operations show up as todo in
  * the conformance coverage, are fuzzed from their spec, and answer 501 until implemented.
  */
-import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { workspacePackages } from "../../scripts/packages.js";
+import { copyRepository, run } from "./copy-repository.js";
 import {
   getSubscriberMethod,
   subscriberNotificationsPath,
   subscriberNotificationsReference,
 } from "./new-operations.js";
-
-const root = fileURLToPath(new URL("../../", import.meta.url));
-
-/** Runs a command in the copy; resolves with its exit code and output (asynchronous: the tests it runs take a while). */
-function run(cwd: string, command: string, args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ status: number | null; output: string }>((resolve) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, ...env } });
-    let output = "";
-    child.stdout.on("data", (chunk) => {
-      output += String(chunk);
-    });
-    child.stderr.on("data", (chunk) => {
-      output += String(chunk);
-    });
-    child.on("close", (status) => resolve({ status, output }));
-  });
-}
-
-/**
- * The repository's files as a clone has them (tracked, plus new files not ignored), and its installed packages as
- * `npm ci` would link them there: every package of ours links to the copy's own workspace folder (so the copy's
- * packages build against each other), every other one to this repository's node_modules (no install).
- */
-function copyRepository(): string {
-  const copy = mkdtempSync(join(tmpdir(), "add-operation-"));
-  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root });
-  execFileSync("tar", ["-c", "--null", "-T", "-", "-f", join(copy, "files.tar")], { cwd: root, input: files });
-  execFileSync("tar", ["-x", "-f", "files.tar"], { cwd: copy });
-  rmSync(join(copy, "files.tar"));
-  const modules = join(copy, "node_modules");
-  mkdirSync(join(modules, "@novu-query"), { recursive: true });
-  for (const entry of readdirSync(join(root, "node_modules"))) {
-    if (entry !== "@novu-query") symlinkSync(join(root, "node_modules", entry), join(modules, entry));
-  }
-  for (const pkg of workspacePackages) {
-    symlinkSync(join(copy, pkg.dir), join(modules, "@novu-query", pkg.name.replace("@novu-query/", "")));
-  }
-  return copy;
-}
 
 describe("adding operations to the contract (in a temporary copy of the repository)", () => {
   let copy: string;
@@ -110,7 +68,14 @@ describe("adding operations to the contract (in a temporary copy of the reposito
         "test/reliability/fuzz-operations.test.ts",
         "test/mock/msw.test.ts",
       ],
-      { TEST_POSTGRES: "off", FUZZ_RUNS: "500", CI: "true", NO_COLOR: "1" },
+      {
+        TEST_POSTGRES: "off",
+        TEST_DATABASE_URL: "",
+        TEST_REPLICA_URL: "",
+        FUZZ_RUNS: "500",
+        CI: "true",
+        NO_COLOR: "1",
+      },
     );
     expect(tests.status, tests.output.slice(-6000)).toBe(0);
     for (const id of ["getSubscriber", "listSubscriberNotifications"]) {

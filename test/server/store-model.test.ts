@@ -66,6 +66,7 @@ interface DataSet {
     template: number | null;
     transactionId: string;
     topicKey: string | null;
+    tags: string[];
     createdAt: string;
   }[];
 }
@@ -93,6 +94,7 @@ const dataSetArb: fc.Arbitrary<DataSet> = fc.record({
       template: fc.option(fc.nat(1), { nil: null }),
       transactionId: fc.constantFrom("t1", "t2", "T1", "t%"),
       topicKey: fc.option(fc.constantFrom("news", "News", "ops"), { nil: null }),
+      tags: fc.uniqueArray(fc.constantFrom("billing", "Billing", "security"), { maxLength: 2 }),
       createdAt: fc.constantFrom(...instants),
     }),
     { maxLength: 14 },
@@ -170,7 +172,11 @@ async function writeEnvironment(store: Store, data: DataSet, name: string): Prom
           topic_keys: n.topicKey === null ? [] : [n.topicKey],
           created_at: n.createdAt,
           updated_at: n.createdAt,
-          details: { jobs: [], ...(n.topicKey !== null && { topics: [{ _topicId: newId(), topicKey: n.topicKey }] }) },
+          details: {
+            jobs: [],
+            tags: n.tags,
+            ...(n.topicKey !== null && { topics: [{ _topicId: newId(), topicKey: n.topicKey }] }),
+          },
         }));
   await insertNotifications(store.db, notificationRows);
   const notifications: Notification[] = [];

@@ -1,0 +1,49 @@
+/**
+ * A temporary copy of the repository for the kit tests (add an operation, add a parameter): its files as a clone has
+ * them, its packages linked as npm ci would, and a command runner.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { workspacePackages } from "../../scripts/packages.js";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Runs a command in the copy; resolves with its exit code and output (asynchronous: the tests it runs take a while). */
+export function run(cwd: string, command: string, args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ status: number | null; output: string }>((resolve) => {
+    const child = spawn(command, args, { cwd, env: { ...process.env, ...env } });
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += String(chunk);
+    });
+    child.stderr.on("data", (chunk) => {
+      output += String(chunk);
+    });
+    child.on("close", (status) => resolve({ status, output }));
+  });
+}
+
+/**
+ * The repository's files as a clone has them (tracked, plus new files not ignored), and its installed packages as
+ * `npm ci` would link them there: every package of ours links to the copy's own workspace folder (so the copy's
+ * packages build against each other), every other one to this repository's node_modules (no install).
+ */
+export function copyRepository(prefix = "kit-"): string {
+  const copy = mkdtempSync(join(tmpdir(), prefix));
+  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root });
+  execFileSync("tar", ["-c", "--null", "-T", "-", "-f", join(copy, "files.tar")], { cwd: root, input: files });
+  execFileSync("tar", ["-x", "-f", "files.tar"], { cwd: copy });
+  rmSync(join(copy, "files.tar"));
+  const modules = join(copy, "node_modules");
+  mkdirSync(join(modules, "@novu-query"), { recursive: true });
+  for (const entry of readdirSync(join(root, "node_modules"))) {
+    if (entry !== "@novu-query") symlinkSync(join(root, "node_modules", entry), join(modules, entry));
+  }
+  for (const pkg of workspacePackages) {
+    symlinkSync(join(copy, pkg.dir), join(modules, "@novu-query", pkg.name.replace("@novu-query/", "")));
+  }
+  return copy;
+}
