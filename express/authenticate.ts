@@ -42,6 +42,35 @@ export function hashApiKey(apiKey: string): string {
   return createHash("sha256").update(apiKey).digest("hex");
 }
 
+/**
+ * A key lookup that does not answer within the time (a database stuck, or out of reach): 503 with `Retry-After`, as
+ * every other wait on the database is, rather than no answer at all (and a false 408 for a body left unread).
+ */
+function withinLookupTime<T>(lookup: Promise<T>, timeoutMs: number): Promise<T> {
+  if (timeoutMs <= 0) return lookup;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      const seconds = String(Math.max(1, Math.ceil(timeoutMs / 1000)));
+      reject(new ApiError(503, messages.keyLookupTimeout(timeoutMs), { "Retry-After": seconds }));
+    }, timeoutMs);
+  });
+  return Promise.race([lookup, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The request's Authorization as the Fetch standard reads it (MSW, a browser): every line of it joined with ", ".
+ * Node keeps the first of several and drops the rest, so a second line would silently lose; joined, two keys are
+ * one unknown key, answered 401 by server and mocks alike.
+ */
+function authorizationOf(req: Request): string | undefined {
+  const lines: string[] = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i]?.toLowerCase() === "authorization") lines.push(req.rawHeaders[i + 1] ?? "");
+  }
+  return lines.length === 0 ? undefined : lines.join(", ");
+}
+
 /** What limits clients that try unknown keys (rate-limit.ts's UnknownKeyLimiter). */
 export interface UnknownKeyGuard {
   /** Before the lookup: an answer that replaces it (429), or undefined to look the key up. */
@@ -56,9 +85,13 @@ export interface UnknownKeyGuard {
  * Answers 401 for a missing, malformed or unknown key; records the caller for the rest of the pipeline. With a
  * `guard`, a client that tried too many unknown keys is answered 429 instead.
  */
-export function apiKeyAuthentication(authenticate: Authenticate, guard?: UnknownKeyGuard): RequestHandler {
+export function apiKeyAuthentication(
+  authenticate: Authenticate,
+  guard?: UnknownKeyGuard,
+  lookupTimeoutMs = 5000,
+): RequestHandler {
   return async (req, res, next) => {
-    const read = readAuthorization(req.headers.authorization);
+    const read = readAuthorization(authorizationOf(req));
     if (!("apiKey" in read)) return next(ApiError.unauthorized(read.message));
     const { apiKey } = read;
     try {
@@ -67,7 +100,7 @@ export function apiKeyAuthentication(authenticate: Authenticate, guard?: Unknown
       if (refused) return next(refused);
       const found = authenticate({ apiKey, keyHash }, req);
       // A hook that answers at once (a cached key) is not awaited: no extra turn of the event loop per request.
-      const auth = found instanceof Promise ? await found : found;
+      const auth = found instanceof Promise ? await withinLookupTime(found, lookupTimeoutMs) : found;
       if (!auth) return next((await guard?.unknownKey(req)) ?? ApiError.unauthorized(messages.keyNotFound));
       guard?.knownKey(keyHash);
       callers.set(res, { auth, keyHash });

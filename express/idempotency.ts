@@ -5,7 +5,13 @@
  * app's choice: an `IdempotencyStore` (memory-idempotency.ts keeps them in this process).
  */
 import { createHash } from "node:crypto";
-import { decideIdempotently, idempotencyFingerprint, keepsAnswer, reusedKeyField } from "@novu-query/contract/model";
+import {
+  decideIdempotently,
+  idempotencyFingerprint,
+  idempotencyKeyProblem,
+  keepsAnswer,
+  reusedKeyField,
+} from "@novu-query/contract/model";
 import type { RequestHandler } from "express";
 import { ApiError, type ErrorBody } from "./errors.js";
 import { idempotencyDocsLink, messages } from "./messages.js";
@@ -42,12 +48,15 @@ export interface IdempotencyStore<Transaction = undefined> {
 
 /**
  * Echoes the `idempotency-key` of a PATCH on its answer, whatever it turns out to be (success, replay, validation
- * error, conflict), as Novu's idempotency interceptor does; a key over 255 characters is refused without it.
- * Mounted after authentication and body parsing, which Novu runs before its interceptor too.
+ * error, conflict), as Novu's idempotency interceptor does; a key the contract refuses (empty, over 255 characters,
+ * not printable ASCII: idempotencyKeyProblem) is answered 400 without it. Printable ASCII is written back as the same
+ * bytes by every HTTP stack. Mounted after authentication and body parsing, which Novu runs before its interceptor.
  */
 export const echoIdempotencyKey: RequestHandler = (req, res, next) => {
-  const key = req.header("idempotency-key");
-  if (req.method === "PATCH" && key && key.length <= 255) res.setHeader("Idempotency-Key", key);
+  const key = req.headers["idempotency-key"];
+  if (req.method === "PATCH" && typeof key === "string" && !idempotencyKeyProblem(key)) {
+    res.setHeader("Idempotency-Key", key);
+  }
   next();
 };
 

@@ -4,6 +4,7 @@
  */
 
 import { decodeSegment } from "@novu-query/contract/json-pointer";
+import { idempotencyKeyProblem } from "@novu-query/contract/model";
 import type { Request } from "express";
 import { ApiError, type FieldErrors } from "./errors.js";
 import { messages } from "./messages.js";
@@ -121,7 +122,7 @@ export function fromValidator(error: ValidatorError, req: Request): ApiError {
 function idempotencyKeyRefusal(issues: ValidatorIssue[], req: Request): ApiError | undefined {
   if (issues.length === 0 || !issues.every((issue) => issue.path === "/headers/idempotency-key")) return undefined;
   const key = String(req.headers["idempotency-key"]);
-  return ApiError.badRequest(key === "" ? messages.idempotencyKeyEmpty : messages.idempotencyKeyTooLong(key));
+  return ApiError.badRequest(idempotencyKeyProblem(key) ?? messages.idempotencyKeyTooLong(key));
 }
 
 /** One 422 entry per invalid input: the validator's issues and what it lets through (request-rules.ts). */

@@ -17,7 +17,7 @@
  *   parser would make of it.
  */
 
-import { isBracketedKey, unknownQueryKey } from "@novu-query/contract/model";
+import { contentTypeProblem, isBracketedKey, unknownQueryKey } from "@novu-query/contract/model";
 import { type OperationId, operationTable } from "@novu-query/contract/operations";
 import type { Request, RequestHandler } from "express";
 import { ApiError, type FieldErrors } from "./errors.js";
@@ -110,6 +110,16 @@ export function unstorableInputs(req: Request): FieldErrors {
   }
   return problems;
 }
+
+/**
+ * 415 for a body that is not JSON in UTF-8 (the model's `contentTypeProblem`, as the MSW handlers read it too), before
+ * the body parser would decode it from another charset: UTF-7's `+ADw-` stored as `<`.
+ */
+export const refuseUnreadableBody: RequestHandler = (req, _res, next) => {
+  if (!hasBodyBytes(req) || !["PATCH", "POST", "PUT"].includes(req.method)) return next();
+  const problem = contentTypeProblem(req.headers["content-type"]);
+  next(problem ? new ApiError(415, problem) : undefined);
+};
 
 /** Answers 422 for input PostgreSQL cannot store; mounted after body parsing, before the validator. */
 export const refuseUnstorableInput: RequestHandler = (req, _res, next) => {

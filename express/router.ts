@@ -22,7 +22,7 @@ import { messages } from "./messages.js";
 import { queryAsSent } from "./query-as-sent.js";
 import { type RateLimitStore, rateLimit, UnknownKeyLimiter } from "./rate-limit.js";
 import { operationOf } from "./request-metadata.js";
-import { refuseUnstorableInput } from "./request-rules.js";
+import { refuseUnreadableBody, refuseUnstorableInput } from "./request-rules.js";
 
 type ServicesHook<Transaction> = (request: Request, transaction: Transaction | undefined) => Services;
 
@@ -31,6 +31,11 @@ interface PipelineOptions<Transaction> {
   handlers: Partial<Handlers>;
   /** Looks an API key up: what handlers get as `context.auth`, or undefined for 401 `API Key not found`. */
   authenticate: Authenticate;
+  /**
+   * How long `authenticate` may take when it does not answer at once (a lookup, not a cached key) before the request
+   * is answered 503 with `Retry-After` (default 5000; 0: no limit).
+   */
+  keyLookupTimeoutMs?: number | undefined;
   /**
    * The days of history the caller may read, from what `authenticate` returned (null or undefined: unlimited): a
    * notification list whose window starts before that is answered 402 before its handler runs. Default: none.
@@ -134,6 +139,16 @@ function bodyWithinLimit(limitBytes: number): RequestHandler {
   };
 }
 
+/**
+ * HEAD of a contract GET is that GET without its body (RFC 9110 §9.3.2): answered as the GET, which Node then sends
+ * without a body (its response knows the request was HEAD).
+ */
+function headAsGet(req: Request, leftToHost: (req: Request) => boolean): void {
+  if (req.method !== "HEAD") return;
+  const asGet = { method: "GET", path: req.path } as Request;
+  if (isContractRequest(asGet) && !leftToHost(asGet)) req.method = "GET";
+}
+
 /** `["GET /v1/notifications/stats"]` as a test of a request; throws at start-up for an entry it cannot read. */
 function passThroughMatcher(entries: readonly string[]): (req: Request) => boolean {
   const pairs = entries.map((entry) => {
@@ -170,13 +185,20 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
     const { perMinute, burst = perMinute, store = new MemoryRateLimitStore() } = options.rateLimit;
     const limits = { perMinute, burst: Math.max(1, burst) };
     // Unknown keys are limited per client address (before their lookup once over); valid keys per key, after it.
-    api.use(apiKeyAuthentication(options.authenticate, new UnknownKeyLimiter(store, limits, logger)));
+    api.use(
+      apiKeyAuthentication(
+        options.authenticate,
+        new UnknownKeyLimiter(store, limits, logger),
+        options.keyLookupTimeoutMs,
+      ),
+    );
     api.use(rateLimit(store, limits, logger));
   } else {
-    api.use(apiKeyAuthentication(options.authenticate));
+    api.use(apiKeyAuthentication(options.authenticate, undefined, options.keyLookupTimeoutMs));
   }
   const bodyLimitBytes = options.bodyLimitBytes ?? 102_400;
   api.use(bodyWithinLimit(bodyLimitBytes));
+  api.use(refuseUnreadableBody);
   api.use(express.json({ limit: bodyLimitBytes, strict: false }));
   // Receiving a request too slowly is Node's 408 (createHttpServer); answering too slowly is this 503.
   api.use(answerTimeout(options.answerTimeoutMs ?? 30_000));
@@ -212,7 +234,10 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
   const leftToHost = passThroughMatcher(options.passThrough ?? []);
   const claims = (req: Request) => isContractRequest(req) && !leftToHost(req);
   const router = express.Router() as ContractRouter;
-  router.use((req, res, next) => (claims(req) ? api(req, res, next) : next()));
+  router.use((req, res, next) => {
+    headAsGet(req, leftToHost);
+    return claims(req) ? api(req, res, next) : next();
+  });
   router.errorHandler = (error, req, res, next) => (claims(req) ? answerError(error, req, res, next) : next(error));
   return router;
 }

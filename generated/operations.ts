@@ -14,7 +14,7 @@ export const operationTable = {
     queryDefaults: {},
     queryBounds: {},
     pathExamples: {"notificationId":"66b7e1d0c3a2b1f0e9d8c7b6"},
-    examples: {"200":["NotificationCommentDigest"],"400":["BadRequestIdempotencyKeyTooLong"],"401":["UnauthorizedMissingHeader","UnauthorizedInvalidScheme","UnauthorizedEmptyKey","UnauthorizedKeyNotFound"],"404":["NotificationNotFound"],"414":["UriTooLong"],"422":["ValidationNotificationId"],"429":["TooManyRequests"],"500":["InternalServerError"],"503":["ServiceUnavailableBusy","ServiceUnavailableStatementTimeout","ServiceUnavailableAnswerTimeout","ServiceUnavailableDatabase","ServiceUnavailableStorageFull"]},
+    examples: {"200":["NotificationCommentDigest"],"400":["BadRequestIdempotencyKeyTooLong"],"401":["UnauthorizedMissingHeader","UnauthorizedInvalidScheme","UnauthorizedEmptyKey","UnauthorizedKeyNotFound"],"404":["NotificationNotFound"],"414":["UriTooLong"],"422":["ValidationNotificationId"],"429":["TooManyRequests"],"500":["InternalServerError"],"503":["ServiceUnavailableBusy","ServiceUnavailableStatementTimeout","ServiceUnavailableAnswerTimeout","ServiceUnavailableDatabase","ServiceUnavailableStorageFull","ServiceUnavailableKeyLookup"]},
   },
   listNotifications: {
     operationId: "listNotifications",
@@ -27,7 +27,7 @@ export const operationTable = {
     queryDefaults: {"page":0,"limit":10},
     queryBounds: {"page":{"minimum":0},"limit":{"minimum":1,"maximum":50}},
     pathExamples: {},
-    examples: {"200":["ListNotificationsFirstPage","ListNotificationsEmpty"],"400":["BadRequestDateRange","BadRequestIdempotencyKeyTooLong"],"401":["UnauthorizedMissingHeader","UnauthorizedInvalidScheme","UnauthorizedEmptyKey","UnauthorizedKeyNotFound"],"402":["PaymentRequiredRetention"],"414":["UriTooLong"],"422":["ValidationListQuery"],"429":["TooManyRequests"],"500":["InternalServerError"],"503":["ServiceUnavailableBusy","ServiceUnavailableStatementTimeout","ServiceUnavailableAnswerTimeout","ServiceUnavailableDatabase","ServiceUnavailableStorageFull"]},
+    examples: {"200":["ListNotificationsFirstPage","ListNotificationsEmpty"],"400":["BadRequestDateRange","BadRequestIdempotencyKeyTooLong"],"401":["UnauthorizedMissingHeader","UnauthorizedInvalidScheme","UnauthorizedEmptyKey","UnauthorizedKeyNotFound"],"402":["PaymentRequiredRetention"],"414":["UriTooLong"],"422":["ValidationListQuery"],"429":["TooManyRequests"],"500":["InternalServerError"],"503":["ServiceUnavailableBusy","ServiceUnavailableStatementTimeout","ServiceUnavailableAnswerTimeout","ServiceUnavailableDatabase","ServiceUnavailableStorageFull","ServiceUnavailableKeyLookup"]},
   },
   patchSubscriber: {
     operationId: "patchSubscriber",
@@ -40,7 +40,7 @@ export const operationTable = {
     queryDefaults: {},
     queryBounds: {},
     pathExamples: {"subscriberId":"user-8421"},
-    examples: {"200":["SubscriberMayaPatel"],"400":["BadRequestMalformedJson","BadRequestIdempotencyKeyTooLong"],"401":["UnauthorizedMissingHeader","UnauthorizedInvalidScheme","UnauthorizedEmptyKey","UnauthorizedKeyNotFound"],"404":["SubscriberNotFound"],"409":["IdempotencyInFlight"],"413":["PayloadTooLarge"],"414":["UriTooLong"],"415":["UnsupportedMediaType"],"422":["ValidationPatchBody","IdempotencyKeyReused"],"429":["TooManyRequests"],"500":["InternalServerError"],"503":["ServiceUnavailableBusy","ServiceUnavailableStatementTimeout","ServiceUnavailableAnswerTimeout","ServiceUnavailableDatabase","ServiceUnavailableStorageFull"]},
+    examples: {"200":["SubscriberMayaPatel"],"400":["BadRequestMalformedJson","BadRequestIdempotencyKeyTooLong"],"401":["UnauthorizedMissingHeader","UnauthorizedInvalidScheme","UnauthorizedEmptyKey","UnauthorizedKeyNotFound"],"404":["SubscriberNotFound"],"409":["IdempotencyInFlight"],"413":["PayloadTooLarge"],"414":["UriTooLong"],"415":["UnsupportedMediaType"],"422":["ValidationPatchBody","IdempotencyKeyReused"],"429":["TooManyRequests"],"500":["InternalServerError"],"503":["ServiceUnavailableBusy","ServiceUnavailableStatementTimeout","ServiceUnavailableAnswerTimeout","ServiceUnavailableDatabase","ServiceUnavailableStorageFull","ServiceUnavailableKeyLookup"]},
   },
   searchSubscribers: {
     operationId: "searchSubscribers",
@@ -53,7 +53,7 @@ export const operationTable = {
     queryDefaults: {"limit":10,"orderDirection":"DESC","orderBy":"_id","includeCursor":false},
     queryBounds: {"limit":{"minimum":1,"maximum":100}},
     pathExamples: {},
-    examples: {"200":["SearchSubscribersFirstPage","SearchSubscribersEmpty"],"400":["BadRequestBothCursors","BadRequestIdempotencyKeyTooLong"],"401":["UnauthorizedMissingHeader","UnauthorizedInvalidScheme","UnauthorizedEmptyKey","UnauthorizedKeyNotFound"],"414":["UriTooLong"],"422":["ValidationSearchQuery"],"429":["TooManyRequests"],"500":["InternalServerError"],"503":["ServiceUnavailableBusy","ServiceUnavailableStatementTimeout","ServiceUnavailableAnswerTimeout","ServiceUnavailableDatabase","ServiceUnavailableStorageFull"]},
+    examples: {"200":["SearchSubscribersFirstPage","SearchSubscribersEmpty"],"400":["BadRequestBothCursors","BadRequestIdempotencyKeyTooLong"],"401":["UnauthorizedMissingHeader","UnauthorizedInvalidScheme","UnauthorizedEmptyKey","UnauthorizedKeyNotFound"],"414":["UriTooLong"],"422":["ValidationSearchQuery"],"429":["TooManyRequests"],"500":["InternalServerError"],"503":["ServiceUnavailableBusy","ServiceUnavailableStatementTimeout","ServiceUnavailableAnswerTimeout","ServiceUnavailableDatabase","ServiceUnavailableStorageFull","ServiceUnavailableKeyLookup"]},
   },
 } as const satisfies Record<keyof operations, unknown>;
 

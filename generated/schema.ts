@@ -959,6 +959,7 @@ export interface components {
          *     The first `PATCH` with a key stores its status and body for 24 hours, in the same transaction as the change.
          *     Repeating it returns the stored answer with `Idempotency-Replay: true`; reusing the key while the first request
          *     runs answers 409, and with a different method, path or body answers 422. Keys are scoped to the API key's environment.
+         *     A key is 1 to 255 printable ASCII characters (space to `~`), echoed byte for byte; any other key is refused with 400.
          * @example 4f1c2d7e-9a1b-4c3d-8e5f-6a7b8c9d0e1f
          */
         IdempotencyKey: string;
@@ -1257,6 +1258,7 @@ export interface operations {
                  *     The first `PATCH` with a key stores its status and body for 24 hours, in the same transaction as the change.
                  *     Repeating it returns the stored answer with `Idempotency-Replay: true`; reusing the key while the first request
                  *     runs answers 409, and with a different method, path or body answers 422. Keys are scoped to the API key's environment.
+                 *     A key is 1 to 255 printable ASCII characters (space to `~`), echoed byte for byte; any other key is refused with 400.
                  * @example 4f1c2d7e-9a1b-4c3d-8e5f-6a7b8c9d0e1f
                  */
                 "idempotency-key"?: components["parameters"]["IdempotencyKey"];
@@ -1298,6 +1300,7 @@ export interface operations {
                  *     The first `PATCH` with a key stores its status and body for 24 hours, in the same transaction as the change.
                  *     Repeating it returns the stored answer with `Idempotency-Replay: true`; reusing the key while the first request
                  *     runs answers 409, and with a different method, path or body answers 422. Keys are scoped to the API key's environment.
+                 *     A key is 1 to 255 printable ASCII characters (space to `~`), echoed byte for byte; any other key is refused with 400.
                  * @example 4f1c2d7e-9a1b-4c3d-8e5f-6a7b8c9d0e1f
                  */
                 "idempotency-key"?: components["parameters"]["IdempotencyKey"];
@@ -1431,6 +1434,7 @@ export interface operations {
                  *     The first `PATCH` with a key stores its status and body for 24 hours, in the same transaction as the change.
                  *     Repeating it returns the stored answer with `Idempotency-Replay: true`; reusing the key while the first request
                  *     runs answers 409, and with a different method, path or body answers 422. Keys are scoped to the API key's environment.
+                 *     A key is 1 to 255 printable ASCII characters (space to `~`), echoed byte for byte; any other key is refused with 400.
                  * @example 4f1c2d7e-9a1b-4c3d-8e5f-6a7b8c9d0e1f
                  */
                 "idempotency-key"?: components["parameters"]["IdempotencyKey"];
@@ -1473,6 +1477,7 @@ export interface operations {
                  *     The first `PATCH` with a key stores its status and body for 24 hours, in the same transaction as the change.
                  *     Repeating it returns the stored answer with `Idempotency-Replay: true`; reusing the key while the first request
                  *     runs answers 409, and with a different method, path or body answers 422. Keys are scoped to the API key's environment.
+                 *     A key is 1 to 255 printable ASCII characters (space to `~`), echoed byte for byte; any other key is refused with 400.
                  * @example 4f1c2d7e-9a1b-4c3d-8e5f-6a7b8c9d0e1f
                  */
                 "idempotency-key"?: components["parameters"]["IdempotencyKey"];

@@ -683,9 +683,10 @@ export const zSearchSubscriberId = /*#__PURE__*/ (() => z.string().min(1, { erro
  * The first `PATCH` with a key stores its status and body for 24 hours, in the same transaction as the change.
  * Repeating it returns the stored answer with `Idempotency-Replay: true`; reusing the key while the first request
  * runs answers 409, and with a different method, path or body answers 422. Keys are scoped to the API key's environment.
+ * A key is 1 to 255 printable ASCII characters (space to `~`), echoed byte for byte; any other key is refused with 400.
  *
  */
-export const zIdempotencyKey = /*#__PURE__*/ (() => z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }))();
+export const zIdempotencyKey = /*#__PURE__*/ (() => z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).regex(/^[ -~]+$/))();
 
 /**
  * The caller's own identifier of the subscriber (`subscriberId`, not `_id`).
@@ -766,7 +767,7 @@ export const zListBefore = /*#__PURE__*/ (() => z.iso.datetime({ offset: true })
 export const zNotificationIdPath = /*#__PURE__*/ (() => zObjectId)();
 
 export const zSearchSubscribersHeaders = /*#__PURE__*/ (() => z.object({
-    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).optional()
+    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).regex(/^[ -~]+$/).optional()
 }))();
 
 export const zSearchSubscribersQuery = /*#__PURE__*/ (() => z.object({
@@ -789,7 +790,7 @@ export const zSearchSubscribersQuery = /*#__PURE__*/ (() => z.object({
 export const zPatchSubscriberBody = /*#__PURE__*/ (() => zPatchSubscriberRequest)();
 
 export const zPatchSubscriberHeaders = /*#__PURE__*/ (() => z.object({
-    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).optional()
+    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).regex(/^[ -~]+$/).optional()
 }))();
 
 export const zPatchSubscriberPath = /*#__PURE__*/ (() => z.object({
@@ -797,7 +798,7 @@ export const zPatchSubscriberPath = /*#__PURE__*/ (() => z.object({
 }))();
 
 export const zListNotificationsHeaders = /*#__PURE__*/ (() => z.object({
-    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).optional()
+    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).regex(/^[ -~]+$/).optional()
 }))();
 
 export const zListNotificationsQuery = /*#__PURE__*/ (() => z.object({
@@ -816,7 +817,7 @@ export const zListNotificationsQuery = /*#__PURE__*/ (() => z.object({
 }))();
 
 export const zGetNotificationHeaders = /*#__PURE__*/ (() => z.object({
-    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).optional()
+    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).regex(/^[ -~]+$/).optional()
 }))();
 
 export const zGetNotificationPath = /*#__PURE__*/ (() => z.object({

@@ -109,6 +109,8 @@ export function createServerApp({ store, handlers, logger, config, ...rest }: Ap
       logger,
       authenticate: environmentKeys(store, config.defaultRetentionDays, new KeyCache(config.apiKeyCacheSeconds * 1000)),
       retentionOf: (auth) => auth.effectiveRetentionDays,
+      // A key lookup waits on the database as a statement does: as long as one may run.
+      keyLookupTimeoutMs: config.statementTimeoutMs || 5000,
       services: (_req, transaction) => ({ store: transaction ?? store }),
       idempotency: {
         store: new DatabaseIdempotencyStore(store, {

@@ -270,6 +270,32 @@ export const settings = {
       "after SIGTERM or SIGINT, how long requests in flight may finish; the process has ended by then, whatever its database does (a stuck one is stopped as a kill -9 would, and recovers at the next start)",
     read: integer(10_000, 100),
   }),
+  headersTimeoutMs: setting({
+    variable: "HEADERS_TIMEOUT_MS",
+    shown: "`10000` (or `REQUEST_TIMEOUT_MS`, if lower)",
+    meaning: "a request head (or a connection that sends nothing) slower than this is 408 and closed",
+    read: integer((earlier) => Math.min(10_000, earlier.requestTimeoutMs as number), 100),
+  }),
+  keepAliveTimeoutMs: setting({
+    variable: "KEEP_ALIVE_TIMEOUT_MS",
+    shown: "`5000`",
+    meaning: "an idle keep-alive connection is closed after this long",
+    read: integer(5000, 100),
+  }),
+  writeStallTimeoutMs: setting({
+    variable: "WRITE_STALL_TIMEOUT_MS",
+    shown: "`30000`",
+    meaning:
+      "an answer the client stops reading is dropped, and its connection closed, after this long without progress",
+    read: integer(30_000, 100),
+  }),
+  maxConnections: setting({
+    variable: "MAX_CONNECTIONS",
+    shown: "`10000`",
+    meaning:
+      "open connections per process; a new one past it is answered 503 with `Retry-After` (keep it under the process's descriptor limit, `ulimit -n`)",
+    read: integer(10_000, 1),
+  }),
   preparedStatements: setting({
     variable: "PREPARED_STATEMENTS",
     shown: "`true`",

@@ -3,6 +3,7 @@
  * (key order in the body does not matter); anything else under the same key is refused with 422.
  */
 import { canonicalJson } from "./canonical-json.js";
+import { messages } from "./messages.js";
 
 /** What a retry must repeat: the text that identifies a request under its idempotency key (hash it to store it). */
 export function idempotencyFingerprint(request: { method: string; path: string; body: unknown }): string {
@@ -38,4 +39,19 @@ export function decideIdempotently(
  */
 export function keepsAnswer(status: number): boolean {
   return status < 300 || status === 404;
+}
+
+/** What an idempotency key may be made of: printable ASCII, which every HTTP stack sends and echoes as the same bytes. */
+const printableAscii = /^[ -~]*$/;
+
+/**
+ * Why an idempotency key is refused with Novu's 400, or undefined: empty, over 255 characters, or not printable ASCII
+ * (a header's bytes beyond ASCII are read one character each by Node and fetch, and would be stored and echoed
+ * differently from what the client meant).
+ */
+export function idempotencyKeyProblem(key: string): string | undefined {
+  if (key === "") return messages.idempotencyKeyEmpty;
+  if (key.length > 255) return messages.idempotencyKeyTooLong(key);
+  if (!printableAscii.test(key)) return messages.idempotencyKeyNotAscii;
+  return undefined;
 }

@@ -11,12 +11,14 @@
 export { type Answer, type FieldErrors, isRefusal, ok, type Refusal } from "./answers.js";
 export { type AuthorizationRefusal, keyNotFound, readAuthorization } from "./authentication.js";
 export { canonicalJson } from "./canonical-json.js";
+export { contentTypeProblem } from "./content-type.js";
 export { canonicalDateTime, dateTimeForms, dateTimeMilliseconds, storableInstant } from "./date-time.js";
 export { inEnvironment } from "./environments.js";
 export {
   decideIdempotently,
   type IdempotencyDecision,
   idempotencyFingerprint,
+  idempotencyKeyProblem,
   keepsAnswer,
   reusedKeyField,
 } from "./idempotency.js";

@@ -28,6 +28,8 @@ export const messages = {
     `idempotencyKey "${key}" has exceeded the maximum allowed length of 255 characters`,
   /** Ours: Novu's interceptor skips an empty key; the spec requires at least one character. */
   idempotencyKeyEmpty: "idempotencyKey must not be empty",
+  /** Ours: a key is text; bytes that are not UTF-8 could be neither stored as sent nor echoed. */
+  idempotencyKeyNotAscii: "idempotencyKey must be printable ASCII (space to ~)",
   idempotencyInFlight: (key: string) =>
     `Request with key "${key}" is currently being processed. Please retry after 1 second`,
   idempotencyKeyReused: (key: string) => `Request with key "${key}" is being reused for a different body`,
@@ -42,6 +44,8 @@ export const messages = {
   routeNotFound: (method: string, path: string) => `Cannot ${method} ${path}`,
   methodNotAllowed: (method: string, path: string) => `${method} is not allowed on ${path}`,
   notJson: "Content-Type must be application/json",
+  notUtf8: (charset: string) => `Content-Type charset must be utf-8, not ${charset}`,
+  oneHost: "A request must have exactly one Host header",
   malformedJson: "Malformed JSON in request body",
   bracketedParameter: (name: string, ...values: string[]) =>
     `takes no brackets: send ${values.map((value) => `${name}=${encodeURIComponent(value)}`).join("&")} (a list is the parameter repeated)`,
@@ -57,6 +61,8 @@ export const messages = {
 
   // Overload (the skeleton's admission.ts, the server's STATEMENT_TIMEOUT_MS).
   overloaded: "The server is busy; please retry after the time in Retry-After",
+  keyLookupTimeout: (ms: number) =>
+    `The API key could not be looked up within ${ms} ms; nothing was done. Please retry after the time in Retry-After`,
   statementTimeout: (ms: number) =>
     `The database did not answer within ${ms} ms and the query was cancelled; nothing was changed. Please retry after the time in Retry-After`,
   /** The database could not be reached or ended the connection (a restart, an outage, an administrator). */
@@ -66,6 +72,7 @@ export const messages = {
   storageFull:
     "The server's storage is full and the change was not saved. Please retry after the time in Retry-After; it succeeds once space is freed",
   malformedHttp: "Malformed HTTP request",
+  expectationFailed: (expect: string) => `Expect: ${expect} cannot be met; only 100-continue can`,
   missingHost: "An HTTP/1.1 request must have a Host header",
   notImplemented: (operationId: string) => `The operation ${operationId} is not implemented yet`,
 } as const;

@@ -9,7 +9,8 @@ import type { OperationId } from "../../generated/operations.js";
 import { segmentsOf } from "../json-pointer.js";
 import type { FieldErrors } from "../model/answers.js";
 import { keyNotFound, readAuthorization } from "../model/authentication.js";
-import { messages } from "../model/messages.js";
+import { contentTypeProblem } from "../model/content-type.js";
+import { idempotencyKeyProblem } from "../model/idempotency.js";
 import { unknownQueryKey } from "../model/query-keys.js";
 import { errorFrame, type Json, operationCheck, requestId } from "./spec.js";
 
@@ -58,15 +59,8 @@ export async function requestFailure(
   url: URL,
 ): Promise<Response | null> {
   const idempotencyKey = request.headers.get("idempotency-key");
-  if (idempotencyKey !== null && (idempotencyKey.length > 255 || idempotencyKey === "")) {
-    // Novu's 400, which names the key: the example's message with this request's key in it (or, empty, says so).
-    const frame = errorFrame("BadRequestIdempotencyKeyTooLong", url);
-    const message =
-      idempotencyKey === ""
-        ? messages.idempotencyKeyEmpty
-        : frame.message.replace(/"[^"]*"/, JSON.stringify(idempotencyKey));
-    return refused({ ...frame, message }, 400);
-  }
+  const keyProblem = idempotencyKey === null ? undefined : idempotencyKeyProblem(idempotencyKey);
+  if (keyProblem) return refused({ ...errorFrame("BadRequestIdempotencyKeyTooLong", url), message: keyProblem }, 400);
   const check = operationCheck(id);
   const errors: FieldErrors = {};
   const known = new Set(check.parameters.filter((p) => p.where === "query").map((p) => p.name));
@@ -95,9 +89,8 @@ export async function requestFailure(
       addIssues(errors, key, parameter.validate.errors, raw);
   }
   if (check.body) {
-    if (!/^application\/json\b/i.test(request.headers.get("content-type") ?? "")) {
-      return refused(errorFrame("UnsupportedMediaType", url), 415);
-    }
+    const typeProblem = contentTypeProblem(request.headers.get("content-type"));
+    if (typeProblem) return refused({ ...errorFrame("UnsupportedMediaType", url), message: typeProblem }, 415);
     const text = await request.text();
     let body: unknown;
     try {

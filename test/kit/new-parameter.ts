@@ -41,6 +41,7 @@ export const tagsDeclaration = `    tags: {
 `;
 
 /** Added to filterSql in server/store/notifications.ts. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: this is source text written into the copied repository
 export const tagsSql = "  tags: (_eb, tags) => sql<SqlBool>`n.details->'tags' ?| ${tags}::text[]`,\n";
 
 /** Added under the unreleased version's Contract heading of CHANGELOG.md. */
