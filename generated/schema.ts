@@ -19,6 +19,12 @@ export interface paths {
          *     the preceding one; `next` is `null` on the last page and `previous` is `null` on the first. `includeCursor=true`
          *     includes the cursor row itself.
          *
+         *     **While rows change**, a walk by `_id` or `createdAt` meets every row that stays, once. In an `updatedAt` order a
+         *     patched subscriber moves to its new `updatedAt`: the cursors there carry their `updatedAt` too
+         *     (`<_id>_<updatedAt in ms>`), so a walk whose cursor row is patched goes on from where it was rather than ending or
+         *     starting over. A row patched during a walk is met at its new place: again if that lies ahead of the walk, not at
+         *     all if behind it.
+         *
          *     **totalCount** counts every row that matches the filters, whatever the cursor. Above 50,000 it stops counting:
          *     `totalCount` is 50,000 and `totalCountCapped` is `true`.
          *
@@ -120,6 +126,16 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description A place in a subscriber search: the `_id` of a subscriber (Novu's form; build it from any item), or, in an
+         *     `updatedAt` order, that `_id` and the subscriber's `updatedAt` in milliseconds since 1970 joined by `_`
+         *     (`<_id>_<ms>`, what `next` and `previous` are in that order). A subscriber's `updatedAt` changes when it is patched,
+         *     moving it in that order: the time a cursor carries keeps the place it marks, so a walk goes on where it was. In any
+         *     other order only the `_id` counts.
+         * @example 66a1f0c2b4d3e2f1a0b9c8d7
+         * @example 66a1f0c2b4d3e2f1a0b9c8d7_1763717400000
+         */
+        SubscriberCursor: string;
         /**
          * @description A record identifier, 24 lowercase hexadecimal characters (the form of a MongoDB ObjectId).
          * @example 66a1f0c2b4d3e2f1a0b9c8d7
@@ -225,10 +241,16 @@ export interface components {
         SearchSubscribersResponse: {
             /** @description The subscribers on this page, in the requested order. */
             data: components["schemas"]["Subscriber"][];
-            /** @description Cursor for the next page (the `_id` of the last item), or `null` when no rows follow. */
-            next: components["schemas"]["ObjectId"] | null;
-            /** @description Cursor for the previous page (the `_id` of the first item), or `null` when no rows precede it. */
-            previous: components["schemas"]["ObjectId"] | null;
+            /**
+             * @description Cursor for the next page (the `_id` of the last item; in an `updatedAt` order, its `_id` and `updatedAt` in
+             *     milliseconds joined by `_`), or `null` when no rows follow.
+             */
+            next: components["schemas"]["SubscriberCursor"] | null;
+            /**
+             * @description Cursor for the previous page (the `_id` of the first item; in an `updatedAt` order, its `_id` and `updatedAt` in
+             *     milliseconds joined by `_`), or `null` when no rows precede it.
+             */
+            previous: components["schemas"]["SubscriberCursor"] | null;
             /** @description Number of subscribers matching the filters, ignoring the cursor. Capped at 50,000. */
             totalCount: number;
             /** @description True when more than 50,000 subscribers match, so `totalCount` is the cap and not the exact number. */
@@ -902,17 +924,20 @@ export interface components {
     };
     parameters: {
         /**
-         * @description Cursor: return the rows that follow the subscriber with this `_id` in the chosen order (use `next` of the previous page).
-         *     A cursor that names no subscriber of this environment returns an empty page. Cannot be combined with `before` (400).
+         * @description Cursor: return the rows that follow the place it marks in the chosen order (use `next` of the previous page): the
+         *     subscriber with this `_id`, or in an `updatedAt` order the `_id` and `updatedAt` it carries, where that subscriber
+         *     was. A cursor that names no subscriber of this environment returns an empty page; one that carries no real instant
+         *     is 422. Cannot be combined with `before` (400).
          * @example 66a1f0c2b4d3e2f1a0b9c8d7
          */
-        SearchAfter: components["schemas"]["ObjectId"];
+        SearchAfter: components["schemas"]["SubscriberCursor"];
         /**
-         * @description Cursor: return the rows just before the subscriber with this `_id`, in the same order as every other page
-         *     (use `previous` of the current page; `before=<previous of page 2>` returns exactly page 1). Cannot be combined with `after` (400).
+         * @description Cursor: return the rows just before the place it marks (as `after` reads it), in the same order as every other page
+         *     (use `previous` of the current page; `before=<previous of page 2>` returns exactly page 1). Cannot be combined with
+         *     `after` (400).
          * @example 66a1f0c2b4d3e2f1a0b9c8d7
          */
-        SearchBefore: components["schemas"]["ObjectId"];
+        SearchBefore: components["schemas"]["SubscriberCursor"];
         /**
          * @description Number of subscribers per page, 1 to 100.
          * @example 10
@@ -1099,6 +1124,7 @@ export interface components {
     };
     pathItems: never;
 }
+export type SubscriberCursor = components['schemas']['SubscriberCursor'];
 export type ObjectId = components['schemas']['ObjectId'];
 export type ChatOrPushProviderId = components['schemas']['ChatOrPushProviderId'];
 export type ChannelCredentials = components['schemas']['ChannelCredentials'];
@@ -1199,14 +1225,17 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Cursor: return the rows that follow the subscriber with this `_id` in the chosen order (use `next` of the previous page).
-                 *     A cursor that names no subscriber of this environment returns an empty page. Cannot be combined with `before` (400).
+                 * @description Cursor: return the rows that follow the place it marks in the chosen order (use `next` of the previous page): the
+                 *     subscriber with this `_id`, or in an `updatedAt` order the `_id` and `updatedAt` it carries, where that subscriber
+                 *     was. A cursor that names no subscriber of this environment returns an empty page; one that carries no real instant
+                 *     is 422. Cannot be combined with `before` (400).
                  * @example 66a1f0c2b4d3e2f1a0b9c8d7
                  */
                 after?: components["parameters"]["SearchAfter"];
                 /**
-                 * @description Cursor: return the rows just before the subscriber with this `_id`, in the same order as every other page
-                 *     (use `previous` of the current page; `before=<previous of page 2>` returns exactly page 1). Cannot be combined with `after` (400).
+                 * @description Cursor: return the rows just before the place it marks (as `after` reads it), in the same order as every other page
+                 *     (use `previous` of the current page; `before=<previous of page 2>` returns exactly page 1). Cannot be combined with
+                 *     `after` (400).
                  * @example 66a1f0c2b4d3e2f1a0b9c8d7
                  */
                 before?: components["parameters"]["SearchBefore"];

@@ -3,6 +3,16 @@
 import * as z from 'zod';
 
 /**
+ * A place in a subscriber search: the `_id` of a subscriber (Novu's form; build it from any item), or, in an
+ * `updatedAt` order, that `_id` and the subscriber's `updatedAt` in milliseconds since 1970 joined by `_`
+ * (`<_id>_<ms>`, what `next` and `previous` are in that order). A subscriber's `updatedAt` changes when it is patched,
+ * moving it in that order: the time a cursor carries keeps the place it marks, so a walk goes on where it was. In any
+ * other order only the `_id` counts.
+ *
+ */
+export const zSubscriberCursor = /*#__PURE__*/ (() => z.string().min(24, { error: "Must be at least 24 characters" }).max(42, { error: "Must be at most 42 characters" }).regex(/^[0-9a-f]{24}(_-?[0-9]{1,16})?$/, { error: "Must be a subscriber _id such as 66b7e1d0c3a2b1f0e9d8c7b6, or an _id and its updatedAt in milliseconds joined by _ such as 66b7e1d0c3a2b1f0e9d8c7b6_1763717400000" }))();
+
+/**
  * A record identifier, 24 lowercase hexadecimal characters (the form of a MongoDB ObjectId).
  */
 export const zObjectId = /*#__PURE__*/ (() => z.string().length(24, { error: "Must be exactly 24 characters" }).regex(/^[0-9a-f]{24}$/, { error: "Must be a record id of 24 lowercase hexadecimal characters such as 66b7e1d0c3a2b1f0e9d8c7b6" }))();
@@ -100,8 +110,8 @@ export const zSubscriber = /*#__PURE__*/ (() => z.object({
  */
 export const zSearchSubscribersResponse = /*#__PURE__*/ (() => z.object({
     data: z.array(zSubscriber),
-    next: zObjectId.nullable(),
-    previous: zObjectId.nullable(),
+    next: zSubscriberCursor.nullable(),
+    previous: zSubscriberCursor.nullable(),
     totalCount: z.int().gte(0),
     totalCountCapped: z.boolean()
 }))();
@@ -619,18 +629,21 @@ export const zListNotificationsResponse = /*#__PURE__*/ (() => z.object({
 }))();
 
 /**
- * Cursor: return the rows that follow the subscriber with this `_id` in the chosen order (use `next` of the previous page).
- * A cursor that names no subscriber of this environment returns an empty page. Cannot be combined with `before` (400).
+ * Cursor: return the rows that follow the place it marks in the chosen order (use `next` of the previous page): the
+ * subscriber with this `_id`, or in an `updatedAt` order the `_id` and `updatedAt` it carries, where that subscriber
+ * was. A cursor that names no subscriber of this environment returns an empty page; one that carries no real instant
+ * is 422. Cannot be combined with `before` (400).
  *
  */
-export const zSearchAfter = /*#__PURE__*/ (() => zObjectId)();
+export const zSearchAfter = /*#__PURE__*/ (() => zSubscriberCursor)();
 
 /**
- * Cursor: return the rows just before the subscriber with this `_id`, in the same order as every other page
- * (use `previous` of the current page; `before=<previous of page 2>` returns exactly page 1). Cannot be combined with `after` (400).
+ * Cursor: return the rows just before the place it marks (as `after` reads it), in the same order as every other page
+ * (use `previous` of the current page; `before=<previous of page 2>` returns exactly page 1). Cannot be combined with
+ * `after` (400).
  *
  */
-export const zSearchBefore = /*#__PURE__*/ (() => zObjectId)();
+export const zSearchBefore = /*#__PURE__*/ (() => zSubscriberCursor)();
 
 /**
  * Number of subscribers per page, 1 to 100.
@@ -771,8 +784,8 @@ export const zSearchSubscribersHeaders = /*#__PURE__*/ (() => z.object({
 }))();
 
 export const zSearchSubscribersQuery = /*#__PURE__*/ (() => z.object({
-    after: zObjectId.optional(),
-    before: zObjectId.optional(),
+    after: zSubscriberCursor.optional(),
+    before: zSubscriberCursor.optional(),
     limit: z.int().gte(1).lte(100).optional().default(10),
     orderDirection: z.enum(['ASC', 'DESC']).optional(),
     orderBy: z.enum([

@@ -16,7 +16,8 @@ const handlerPart: Record<Kind, string> = {
     "resolve it to this environment's live subscribers, ORed with the other subscriber filters, and keep their notifications (`resolveSubscriberFilters`)",
   page: "cut the page (the model's operation function)",
   order: "order the rows, `_id` breaking ties (`compareSubscribers`)",
-  cursor: "walk from the cursor's row; one that names no live subscriber of the environment is an empty page",
+  cursor:
+    "walk from the place the cursor marks (`readSubscriberCursor`, `cursorPosition`): the time it carries in an `updatedAt` order, else its row's; one that names no live subscriber of the environment is an empty page; `next`/`previous` from `subscriberCursorOf`",
   window: "keep the rows whose `createdAt` is within the window, both ends included (`listWindow` gives the instants)",
   id: "find the record in the caller's environment; 404 when there is none",
   field: "replace the stored value; `null` clears it, an equal value changes nothing (`patchChanges`)",

@@ -37,6 +37,16 @@ export {
 export { isBracketedKey, unknownQueryKey } from "./query-keys.js";
 export { Random } from "./random.js";
 export {
+  type CursorPosition,
+  comparePositions,
+  cursorPosition,
+  positionOf,
+  readSubscriberCursor,
+  type SubscriberCursor,
+  subscriberCursorOf,
+  subscriberCursorProblem,
+} from "./subscriber-cursor.js";
+export {
   compareSubscribers,
   defaultTotalCountCap,
   matchesSearch,

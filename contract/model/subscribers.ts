@@ -13,6 +13,14 @@ import { type Answer, ok, type Refusal } from "./answers.js";
 import { canonicalJson } from "./canonical-json.js";
 import { passesFilters, refusalOf } from "./inputs/index.js";
 import { messages } from "./messages.js";
+import {
+  type CursorPosition,
+  comparePositions,
+  cursorPosition,
+  positionOf,
+  readSubscriberCursor,
+  subscriberCursorOf,
+} from "./subscriber-cursor.js";
 
 /** The search's query as a client sends it: every parameter optional, the spec's defaults filled in here. */
 export type SubscriberSearchQuery = NonNullable<operations["searchSubscribers"]["parameters"]["query"]>;
@@ -33,10 +41,7 @@ type OrderBy = NonNullable<SubscriberSearchQuery["orderBy"]>;
 
 /** Ascending order on (orderBy, _id): timestamps are ISO 8601 in UTC, so their text sorts as their time. */
 export function compareSubscribers(orderBy: OrderBy): (a: Subscriber, b: Subscriber) => number {
-  return (a, b) => {
-    if (orderBy !== "_id" && a[orderBy] !== b[orderBy]) return a[orderBy] < b[orderBy] ? -1 : 1;
-    return a._id < b._id ? -1 : a._id > b._id ? 1 : 0;
-  };
+  return (a, b) => comparePositions(positionOf(a, orderBy), positionOf(b, orderBy));
 }
 
 /** The refusal a search query gets before any row is read (both cursors), if any. */
@@ -45,11 +50,12 @@ export function searchRefusal(query: SubscriberSearchQuery): Refusal | undefined
 }
 
 /**
- * One page of a search. Rows are the live subscribers in (orderBy, _id) order; `after` gives the rows past the cursor
- * and `before` those ahead of it (the last `limit` of them), the cursor itself too with `includeCursor` when it
- * matches. `next` is the page's last id when a matching row follows it, `previous` its first id when one precedes it.
- * A cursor that names no live subscriber of the environment gives an empty page. `totalCount` counts every match,
- * whatever the cursor, up to the cap.
+ * One page of a search. Rows are the live subscribers in (orderBy, _id) order; `after` gives the rows past the place
+ * its cursor marks and `before` those ahead of it (the last `limit` of them), the cursor's row too with
+ * `includeCursor` when it is there and matches (subscriber-cursor.ts reads a cursor). `next` is the cursor of the
+ * page's last row when a matching row follows it, `previous` that of its first when one precedes it. A cursor that
+ * names no live subscriber of the environment gives an empty page. `totalCount` counts every match, whatever the
+ * cursor, up to the cap.
  */
 export function searchSubscribers(
   subscribers: readonly Subscriber[],
@@ -66,28 +72,32 @@ export function searchSubscribers(
   const live = subscribers.filter((s) => !s.deleted);
   const sign = orderDirection === "ASC" ? 1 : -1;
   const ascending = compareSubscribers(orderBy);
-  const compare = (a: Subscriber, b: Subscriber) => sign * ascending(a, b);
-  const ordered = live.filter((s) => matchesSearch(s, query)).sort(compare);
+  const ordered = live.filter((s) => matchesSearch(s, query)).sort((a, b) => sign * ascending(a, b));
   const counts = { totalCount: Math.min(ordered.length, cap), totalCountCapped: ordered.length > cap };
-  const cursorId = query.after ?? query.before;
-  const cursor = cursorId === undefined ? undefined : live.find((s) => s._id === cursorId);
-  if (cursorId !== undefined && !cursor) return ok({ data: [], next: null, previous: null, ...counts });
+  const sent = query.after ?? query.before;
+  const cursor = sent === undefined ? undefined : readSubscriberCursor(sent);
+  const position = cursor && cursorPosition(cursor, orderBy, (id) => live.find((s) => s._id === id));
+  if (sent !== undefined && !position) return ok({ data: [], next: null, previous: null, ...counts });
+  /** Where a row lies against the cursor's place in the page's order (0: the cursor's row, still there). */
+  const against = (s: Subscriber) => sign * comparePositions(positionOf(s, orderBy), position as CursorPosition);
   let start = 0;
   let end = Math.min(limit, ordered.length);
-  if (cursor && query.after !== undefined) {
-    start = ordered.findIndex((s) => compare(s, cursor) > 0 || (includeCursor && s === cursor));
+  if (position && query.after !== undefined) {
+    start = ordered.findIndex((s) => against(s) > 0 || (includeCursor && against(s) === 0));
     if (start < 0) start = ordered.length;
     end = Math.min(start + limit, ordered.length);
-  } else if (cursor) {
-    const ahead = ordered.findIndex((s) => compare(s, cursor) > 0 || (!includeCursor && s === cursor));
+  } else if (position) {
+    const ahead = ordered.findIndex((s) => against(s) > 0 || (!includeCursor && against(s) === 0));
     end = ahead < 0 ? ordered.length : ahead;
     start = Math.max(0, end - limit);
   }
   const page = ordered.slice(start, end);
+  const first = page[0];
+  const last = page.at(-1);
   return ok({
     data: structuredClone(page),
-    next: page.length > 0 && end < ordered.length ? (page.at(-1) as Subscriber)._id : null,
-    previous: page.length > 0 && start > 0 ? (page[0] as Subscriber)._id : null,
+    next: last && end < ordered.length ? subscriberCursorOf(last, orderBy) : null,
+    previous: first && start > 0 ? subscriberCursorOf(first, orderBy) : null,
     ...counts,
   });
 }

@@ -3,7 +3,7 @@
  * name, a keyset walk on (orderBy, _id) in either direction, and the count of every match up to the cap, from a kept
  * count where one is exact. test/server/store-model.test.ts holds every filter of the declaration to the model.
  */
-import type { QueryInputName } from "@novu-query/contract/model";
+import type { QueryInputName, SubscriberCursor } from "@novu-query/contract/model";
 import {
   type Expression,
   type ExpressionBuilder,
@@ -148,16 +148,20 @@ export class SubscriberSearchQueries {
     return new SearchPlan(query, environmentId, conditions);
   }
 
-  /** The sort key of the cursor's subscriber, or undefined when it names no live subscriber of the environment. */
-  async cursorKey(plan: SearchPlan, cursorId: string): Promise<Key | undefined> {
-    const cursor = await this.reads
+  /**
+   * The sort key a cursor marks (the model's `cursorPosition`): the `updatedAt` it carries in an `updatedAt` order,
+   * read from no row; otherwise its subscriber's, or undefined when it names no live subscriber of the environment.
+   */
+  async cursorKey(plan: SearchPlan, cursor: SubscriberCursor): Promise<Key | undefined> {
+    if (plan.column === "updated_at" && cursor.updatedAt !== undefined) return [new Date(cursor.updatedAt), cursor.id];
+    const row = await this.reads
       .selectFrom("subscribers")
       .select(["id", plan.column])
       .where("environment_id", "=", plan.environmentId)
-      .where("id", "=", cursorId)
+      .where("id", "=", cursor.id)
       .where("deleted", "=", false)
       .executeTakeFirst();
-    return cursor && plan.keyOf(cursor);
+    return row && plan.keyOf(row);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { readSubscriberCursor, subscriberCursorOf } from "@novu-query/contract/model";
 import type { ChannelSettings, PatchSubscriberRequest, Subscriber } from "@novu-query/contract/types";
 import { type Kysely, type Selectable, sql } from "kysely";
 import { prepared } from "./prepared-statements.js";
@@ -105,9 +106,11 @@ export class SubscriberStore {
 
   /** The page a cursor walk reaches, with its neighbours: `next` and `previous` when matching rows lie beyond it. */
   private async walk(plan: SearchPlan, query: SubscriberSearch) {
-    const cursorId = query.after ?? query.before;
-    const cursor = cursorId === undefined ? undefined : await this.searches.cursorKey(plan, cursorId);
-    if (cursorId !== undefined && !cursor) return { data: [], next: null, previous: null };
+    const sent = query.after ?? query.before;
+    // The pipeline refused a cursor the model cannot read (its time no real instant).
+    const read = sent === undefined ? undefined : readSubscriberCursor(sent);
+    const cursor = read && (await this.searches.cursorKey(plan, read));
+    if (sent !== undefined && !cursor) return { data: [], next: null, previous: null };
     const { items, more } = await this.searches.page(plan, query, cursor, answerColumns);
     const first = items[0];
     const last = items.at(-1);
@@ -117,10 +120,11 @@ export class SubscriberStore {
     const rowsPrecede = plan.forward
       ? cursor !== undefined && (await this.searches.exists(plan, plan.keyOf(first), false))
       : more;
+    const data = items.map(toSubscriber);
     return {
-      data: items.map(toSubscriber),
-      next: rowsFollow ? last.id : null,
-      previous: rowsPrecede ? first.id : null,
+      data,
+      next: rowsFollow ? subscriberCursorOf(data.at(-1) as Subscriber, query.orderBy) : null,
+      previous: rowsPrecede ? subscriberCursorOf(data[0] as Subscriber, query.orderBy) : null,
     };
   }
 

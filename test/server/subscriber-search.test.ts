@@ -1,5 +1,6 @@
+import { subscriberCursorOf } from "@novu-query/contract/model";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ErrorDto, SearchSubscribersResponse, ValidationErrorDto } from "../../generated/schema.js";
+import type { ErrorDto, SearchSubscribersResponse, Subscriber, ValidationErrorDto } from "../../generated/schema.js";
 import { drivers } from "../support/databases.js";
 import { type Direction, expectedSubscribers, type OrderBy } from "../support/expect-subscribers.js";
 import { json, startTestServer, type TestServer } from "../support/server.js";
@@ -54,7 +55,9 @@ describe.each(drivers)("GET /v2/subscribers (%s)", (driver) => {
     expect(pages.flatMap((p) => p.data.map((s) => s._id))).toEqual(expected);
     expect(pages[0]?.previous).toBeNull();
     expect(pages.at(-1)?.next).toBeNull();
-    for (const page of pages.slice(1)) expect(page.previous).toBe(page.data[0]?._id);
+    // The first row's cursor: its `_id`, and in an `updatedAt` order its `updatedAt` too.
+    for (const page of pages.slice(1))
+      expect(page.previous).toBe(subscriberCursorOf(page.data[0] as Subscriber, orderBy));
 
     // Backwards from the last page with `before=<previous>` gives back exactly the same pages.
     const backwards: SearchSubscribersResponse[] = [pages.at(-1) as SearchSubscribersResponse];

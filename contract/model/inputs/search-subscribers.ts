@@ -4,6 +4,7 @@ import type { Subscriber } from "../../../generated/schema.js";
 import { containsIgnoringCase, searchedName, termVariants } from "../matching.js";
 import { messages } from "../messages.js";
 import type { Random } from "../random.js";
+import { subscriberCursorOf, subscriberCursorProblem } from "../subscriber-cursor.js";
 import type { ModelData, OperationInputs, RequestInputs } from "./kinds.js";
 
 const unknownId = "ffffffffffffffffffffffff";
@@ -56,23 +57,35 @@ function notLive(data: ModelData): string[] {
   return [...new Set([...deleted, ...unlisted])];
 }
 
-/** A cursor: the `_id`s of subscribers at both ends and in the middle, one not live, and one no subscriber has. */
+/**
+ * A cursor: the `_id`s of subscribers at both ends and in the middle, one not live, one no subscriber has, and a
+ * place carried in an `updatedAt` order (what `next` is there): a subscriber's own, and one it has left (a minute
+ * before its `updatedAt`, as though it was patched since the cursor was read).
+ */
 function cursor(meaning: string) {
   return {
     kind: "cursor" as const,
     meaning,
     cost: "cheap" as const,
+    refuse: subscriberCursorProblem,
     samples: (data: ModelData, random: Random) => {
-      const ids = live(data).map((s) => s._id);
-      return [...random.sample(ids, 3), ...random.sample(notLive(data), 1), unknownId];
+      const rows = live(data);
+      const ids = rows.map((s) => s._id);
+      const carried = random.sample(rows, 1).flatMap((s) => {
+        const earlier = new Date(Date.parse(s.updatedAt) - 60_000).toISOString();
+        return [subscriberCursorOf(s, "updatedAt"), subscriberCursorOf({ ...s, updatedAt: earlier }, "updatedAt")];
+      });
+      return [...random.sample(ids, 3), ...random.sample(notLive(data), 1), unknownId, ...carried];
     },
   };
 }
 
 export const searchSubscribersInputs = {
   query: {
-    after: cursor("Rows past the subscriber with this `_id`, in the page's order."),
-    before: cursor("Rows just ahead of the subscriber with this `_id`, in the page's order."),
+    after: cursor(
+      "Rows past the place the cursor marks in the page's order: its subscriber's, or the `updatedAt` it carries.",
+    ),
+    before: cursor("Rows just ahead of the place the cursor marks, in the page's order."),
     limit: {
       kind: "page",
       meaning: "How many subscribers a page holds.",
