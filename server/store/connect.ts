@@ -29,9 +29,9 @@ export interface ConnectOptions {
    */
   statementTimeoutMs?: number | undefined;
   /**
-   * PostgreSQL only (default true): send statements as named prepared statements, planned once per connection
-   * (server/store/prepared-statements.ts). Off for a pooler that cannot keep them (PgBouncer before 1.21 in
-   * transaction mode).
+   * Default true: send the marked statements as prepared statements, planned once per connection: named on PostgreSQL
+   * (prepared-statements.ts), SQL `PREPARE` on PGlite (pglite-prepared-statements.ts). Off for a pooler that cannot
+   * keep them (PgBouncer before 1.21 in transaction mode).
    */
   preparedStatements?: boolean | undefined;
   /**
@@ -93,7 +93,10 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   }
   const source = await openPGliteSource(options);
   return {
-    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PGlitePool(source) }), log: options.log }),
+    db: new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: new PGlitePool(source, options) }),
+      log: options.log,
+    }),
     driver: "pglite",
     location: options.dataDir ? `PGlite in ${options.dataDir}` : "PGlite in memory",
   };

@@ -17,7 +17,7 @@ import {
   type SqlBool,
   sql,
 } from "kysely";
-import { prepared } from "./prepared-statements.js";
+import { generic, prepared } from "./prepared-statements.js";
 import type { Database, NotificationsTable } from "./schema.js";
 import { toIso } from "./sql-helpers.js";
 import type { SubstringFilter } from "./substring-filter.js";
@@ -174,6 +174,10 @@ const subscriberFilterSql: {
   },
 };
 
+/** Whether the query gives any filter on the notification itself (its window aside). */
+const hasFilter = (query: NotificationQuery) =>
+  (Object.keys(filterSql) as FilterName[]).some((name) => given(query, name) !== undefined);
+
 /** The query's value for a filter, or undefined when it has none (an empty list is none). */
 function given<Name extends keyof Filters>(
   query: NotificationQuery,
@@ -217,6 +221,7 @@ export class NotificationStore {
       this.recipients(environmentId, query),
     ]);
     const page = this.pageIds(environmentId, query, rareTerms, recipients);
+    const unfiltered = recipients.length === 0 && !hasFilter(query);
     const rows = (await (this.db as unknown as Kysely<Tables>)
       .selectFrom(page.as("p"))
       // The whole key, so that each row is looked up in its own month's partition (and, on Citus, shard) only.
@@ -230,6 +235,7 @@ export class NotificationStore {
       .select(joinedColumns)
       .orderBy("p.created_at", "desc")
       .orderBy("p.id", "desc")
+      .$if(unfiltered, (statement) => statement.modifyEnd(generic))
       .execute()) as JoinedRow[];
     return {
       data: rows.slice(0, query.limit).map(toNotification),

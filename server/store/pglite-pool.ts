@@ -1,5 +1,7 @@
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from "kysely";
+import { PGlitePreparedStatements } from "./pglite-prepared-statements.js";
 import type { PGliteLike } from "./pglite-worker.js";
+import { StatementNames } from "./prepared-statements.js";
 
 type Command = PostgresQueryResult<unknown>["command"];
 
@@ -39,9 +41,15 @@ export class PGlitePool implements PostgresPool {
   private tail: Promise<void> = Promise.resolve();
 
   private readonly source: PGliteSource;
+  private readonly newStatements: () => PGlitePreparedStatements;
+  private statements: { generation: number; prepared: PGlitePreparedStatements };
 
-  constructor(source: PGliteSource) {
+  /** `preparedStatements: false` runs every statement unnamed, as PREPARED_STATEMENTS=false does on PostgreSQL. */
+  constructor(source: PGliteSource, options: { preparedStatements?: boolean | undefined } = {}) {
     this.source = source;
+    const names = options.preparedStatements === false ? new StatementNames(0) : new StatementNames();
+    this.newStatements = () => new PGlitePreparedStatements(names);
+    this.statements = { generation: source.generation, prepared: this.newStatements() };
   }
 
   async connect(): Promise<PostgresPoolClient> {
@@ -53,12 +61,12 @@ export class PGlitePool implements PostgresPool {
     await previous;
     const source = this.source;
     const generation = source.generation;
+    // A new instance (after a panic) has prepared nothing.
+    if (this.statements.generation !== generation) this.statements = { generation, prepared: this.newStatements() };
+    const statements = this.statements.prepared;
     return {
       async query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
-        // Like node-postgres: without parameters, the simple protocol, which allows several statements (migrations).
-        const result = await source.run(generation, async (pglite) =>
-          parameters.length === 0 ? (await pglite.exec(sql)).at(-1) : await pglite.query<R>(sql, [...parameters]),
-        );
+        const result = await source.run(generation, (pglite) => statements.query(pglite, sql, [...parameters]));
         const rows = (result?.rows ?? []) as R[];
         return { command: commandOf(sql), rowCount: result?.affectedRows ?? rows.length, rows };
       },

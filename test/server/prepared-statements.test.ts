@@ -1,7 +1,8 @@
 /**
  * Prepared statements on PostgreSQL (server/store/prepared-statements.ts): the statements marked `prepared` (lookups
- * by key) run as named statements, planned once per connection; every other statement, the filtered searches and
- * lists above all, is planned for its values each time; PREPARED_STATEMENTS=false names none.
+ * by key) run as named statements, planned once per connection; the unfiltered list, marked `generic`, on its generic
+ * plan from the first run; every other statement, the filtered searches and lists above all, is planned for its values
+ * each time; PREPARED_STATEMENTS=false names none.
  */
 import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -68,12 +69,66 @@ describe.runIf(drivers.includes("postgres"))("prepared statements on PostgreSQL"
   it("prepare each marked statement once per connection and nothing else", async () => {
     const texts = await runEachKind(true);
     expect(texts.every((text) => text.endsWith(" /* prepared */"))).toBe(true);
+    // The list in runEachKind is filtered: planned for its values, so not named.
     expect(
       texts.filter((text) => text.includes('from "notifications"') || text.includes("from notifications")),
     ).toHaveLength(1);
     expect(texts.some((text) => /"subscriber_id" = \$2/.test(text))).toBe(true);
     expect(texts.some((text) => /LIKE/.test(text))).toBe(false);
     expect(texts).toHaveLength(2);
+  });
+
+  /** The plan cache mode the one connection of a store's pool is in now, and each statement's plan counts. */
+  async function planState(db: Kysely<Database>) {
+    const mode = await sql<{ plan_cache_mode: string }>`SHOW plan_cache_mode`.execute(db);
+    const { rows } = await sql<{ statement: string; generic_plans: string; custom_plans: string }>`
+      SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements`.execute(db);
+    return {
+      mode: mode.rows[0]?.plan_cache_mode,
+      plans: rows.map((row) => ({
+        marker: /\/\* (\w+) \*\/$/.exec(row.statement)?.[1],
+        generic: Number(row.generic_plans),
+        custom: Number(row.custom_plans),
+      })),
+    };
+  }
+
+  it("run the unfiltered list on its generic plan from the first page, and plan every other statement for its values", async () => {
+    const { store, close } = await openStore({ databaseUrl: database.url, poolSize: 1, totalCountCap: 50_000 });
+    const environment = await store.access.ensureEnvironment("Production");
+    const unfiltered = { limit: 10, page: 0, after: new Date(0), before: new Date() };
+    for (let i = 0; i < 3; i++) await store.notifications.list(environment.environmentId, unfiltered);
+    const afterList = await planState(store.db);
+    // SHOW is itself a statement planned for its values: the connection was set back to `auto` before it.
+    expect(afterList.mode).toBe("auto");
+    expect(afterList.plans.filter((plan) => plan.marker === "generic")).toEqual([
+      { marker: "generic", generic: 3, custom: 0 },
+    ]);
+    // A filtered list is planned for its values, and so is a search; neither is named.
+    await store.notifications.list(environment.environmentId, { ...unfiltered, channels: ["email"] });
+    await store.subscribers.search(environment.environmentId, firstPageQuery({ email: "ada" }));
+    await store.notifications.list(environment.environmentId, unfiltered);
+    const after = await planState(store.db);
+    expect(after.plans.filter((plan) => plan.marker === "generic")).toEqual([
+      { marker: "generic", generic: 4, custom: 0 },
+    ]);
+    expect(after.plans.every((plan) => plan.marker === "generic" || plan.marker === "prepared")).toBe(true);
+    await close();
+  });
+
+  it("never leave a transaction on forced generic plans", async () => {
+    const { store, close } = await openStore({ databaseUrl: database.url, poolSize: 1, totalCountCap: 50_000 });
+    const environment = await store.access.ensureEnvironment("Production");
+    const unfiltered = { limit: 10, page: 0, after: new Date(0), before: new Date() };
+    await store.notifications.list(environment.environmentId, unfiltered);
+    const modes = await store.transaction(async (inside) => {
+      const first = await sql<{ plan_cache_mode: string }>`SHOW plan_cache_mode`.execute(inside.db);
+      await inside.notifications.list(environment.environmentId, unfiltered);
+      const second = await sql<{ plan_cache_mode: string }>`SHOW plan_cache_mode`.execute(inside.db);
+      return [first.rows[0]?.plan_cache_mode, second.rows[0]?.plan_cache_mode];
+    });
+    expect(modes).toEqual(["auto", "auto"]);
+    await close();
   });
 
   it("prepare nothing when turned off", async () => {
@@ -96,6 +151,76 @@ describe.runIf(drivers.includes("postgres"))("prepared statements on PostgreSQL"
     }
     expect(names).toEqual(Array.from({ length: 12 }, (_, i) => (i % 3 === 2 ? null : `Name ${i % 3}`)));
     expect(await preparedTexts(store.db)).toHaveLength(1);
+    await close();
+  });
+});
+
+describe("prepared statements on PGlite", () => {
+  async function planState(db: Kysely<Database>) {
+    const { rows } = await sql<{ statement: string; generic_plans: number; custom_plans: number }>`
+      SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements`.execute(db);
+    return rows.map((row) => ({
+      marker: /\/\* (\w+) \*\/$/.exec(row.statement)?.[1],
+      generic: Number(row.generic_plans),
+      custom: Number(row.custom_plans),
+    }));
+  }
+
+  it("prepare the marked statements with SQL PREPARE, the unfiltered list on its generic plan", async () => {
+    const { store, close } = await openStore({ totalCountCap: 50_000 });
+    const environment = await store.access.ensureEnvironment("Production");
+    const unfiltered = { limit: 10, page: 0, after: new Date(0), before: new Date() };
+    for (let i = 0; i < 3; i++) await store.notifications.list(environment.environmentId, unfiltered);
+    await store.notifications.list(environment.environmentId, { ...unfiltered, channels: ["email"] });
+    await store.notifications.get(environment.environmentId, "66b7e1d0c3a2b1f0e9d8c7b6");
+    const plans = await planState(store.db);
+    expect(plans.filter((plan) => plan.marker === "generic")).toEqual([{ marker: "generic", generic: 3, custom: 0 }]);
+    expect(plans.filter((plan) => plan.marker === "prepared").length).toBeGreaterThan(0);
+    expect(plans.every((plan) => plan.marker === "generic" || plan.marker === "prepared")).toBe(true);
+    const mode = await sql<{ plan_cache_mode: string }>`SHOW plan_cache_mode`.execute(store.db);
+    expect(mode.rows[0]?.plan_cache_mode).toBe("auto");
+    await close();
+  });
+
+  it("carry every value into EXECUTE as it was bound: quotes, backslashes, Unicode, JSON, null", async () => {
+    const { store, close } = await openStore({ totalCountCap: 50_000 });
+    const environment = await store.access.ensureEnvironment("Production");
+    const ids = ["o'neil", "back\\slash", "日本\u{1F600}", "$1", "E'x'", "a''b"];
+    for (const [n, subscriberId] of ids.entries()) {
+      await sql`INSERT INTO subscribers (id, environment_id, organization_id, subscriber_id, created_at, updated_at)
+        VALUES (${`66b7e1d0c3a2b1f0e9d8c7${String(n).padStart(2, "0")}`}, ${environment.environmentId},
+        ${environment.organizationId}, ${subscriberId}, now(), now())`.execute(store.db);
+    }
+    for (let round = 0; round < 2; round++) {
+      for (const subscriberId of ids) {
+        const data = { quote: "it's", backslash: "\\n", nested: { list: [1, null, "x'"] } };
+        const patched = await store.subscribers.patch(environment.environmentId, subscriberId, {
+          lastName: `${subscriberId}'s`,
+          data,
+        });
+        expect(patched?.subscriberId).toBe(subscriberId);
+        expect(patched?.lastName).toBe(`${subscriberId}'s`);
+        expect(patched?.data).toEqual(data);
+        const found = await store.subscribers.findBySubscriberId(environment.environmentId, subscriberId);
+        expect(found?.lastName).toBe(`${subscriberId}'s`);
+      }
+      expect(await store.subscribers.findBySubscriberId(environment.environmentId, "nobody")).toBeUndefined();
+    }
+    expect((await planState(store.db)).length).toBeGreaterThan(0);
+    await close();
+  });
+
+  it("prepare nothing when turned off", async () => {
+    const { store, close } = await openStore({ totalCountCap: 50_000, preparedStatements: false });
+    const environment = await store.access.ensureEnvironment("Production");
+    await store.notifications.list(environment.environmentId, {
+      limit: 10,
+      page: 0,
+      after: new Date(0),
+      before: new Date(),
+    });
+    await store.subscribers.findBySubscriberId(environment.environmentId, "nobody");
+    expect(await planState(store.db)).toEqual([]);
     await close();
   });
 });
