@@ -108,7 +108,17 @@ export class ContractError<Body extends ContractErrorBody = ContractErrorBody> e
   }
 }
 
-/** An answer that is not the contract's: a gateway's page, an undeclared status, a body of another shape. */
+/** Where a success answer differs from the contract (`createClient({ validateAnswers })`), and how. */
+export interface AnswerMismatch {
+  /** The field, as a path into the body: `data[0].createdAt`; empty for the body itself. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * An answer that is not the contract's: a gateway's page, an undeclared status, a body of another shape; with
+ * `validateAnswers`, also a success answer whose body the contract's schema refuses (`mismatches` names each field).
+ */
 export class UnexpectedAnswerError extends ApiRequestError {
   readonly kind = "unexpected";
   readonly status: number;
@@ -116,12 +126,25 @@ export class UnexpectedAnswerError extends ApiRequestError {
   readonly statusCode?: undefined;
   /** The answer's body as text (at most 2,000 characters). */
   readonly body: string;
+  /** The fields of a success answer that break the contract (empty for any other unexpected answer). */
+  readonly mismatches: readonly AnswerMismatch[];
 
-  constructor(status: number, body: string, headers: Headers, operationId?: OperationId) {
+  constructor(
+    status: number,
+    body: string,
+    headers: Headers,
+    operationId?: OperationId,
+    mismatches: readonly AnswerMismatch[] = [],
+  ) {
     const type = headers.get("content-type") ?? "no content type";
-    super(`HTTP ${status}: an answer that is not the contract's (${type})`, headers, operationId);
+    const [first] = mismatches;
+    const detail = first
+      ? `: ${first.path || "the body"} ${first.message}${mismatches.length > 1 ? ` (and ${mismatches.length - 1} more)` : ""}`
+      : ` (${type})`;
+    super(`HTTP ${status}: an answer that is not the contract's${detail}`, headers, operationId);
     this.status = status;
     this.body = body.slice(0, 2000);
+    this.mismatches = mismatches;
   }
 }
 
@@ -191,7 +214,8 @@ export async function dataOrThrow<Op extends OperationId>(
   try {
     answer = await call;
   } catch (cause) {
-    if (isAbort(cause)) throw cause;
+    // An abort is the caller's own; a refused success answer (validateAnswers) is already the typed error.
+    if (isAbort(cause) || cause instanceof UnexpectedAnswerError) throw cause;
     throw new NetworkError(cause, operationId);
   }
   if (answer.response.ok && answer.data !== undefined) return answer.data as SuccessBodyOf<Op>;

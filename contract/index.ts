@@ -6,6 +6,7 @@
  *   for await (const subscriber of allSubscribers(api, { email: "@example.com" })) { ... }
  */
 import createFetchClient, { type Client, type ClientOptions as FetchClientOptions } from "openapi-fetch";
+import type { OperationId } from "../generated/operations.js";
 import type {
   ListNotificationsResponse,
   Notification,
@@ -14,12 +15,13 @@ import type {
   SearchSubscribersResponse,
   Subscriber,
 } from "../generated/schema.js";
-import { dataOrThrow } from "./api-error.js";
+import { type AnswerMismatch, dataOrThrow, UnexpectedAnswerError } from "./api-error.js";
 import type { ExactMethod } from "./exact-methods.js";
 import { newIdempotencyKey } from "./idempotency-key.js";
 
 export * from "../generated/schema.js";
 export {
+  type AnswerMismatch,
   ApiRequestError,
   ContractError,
   type ContractErrorBody,
@@ -48,6 +50,24 @@ export interface ClientOptions {
   fetch?: FetchClientOptions["fetch"];
   /** Headers sent with every request. */
   headers?: FetchClientOptions["headers"];
+  /**
+   * Checks each success answer against the contract before it reaches you: pass `validateAnswers` from
+   * `@novu-query/contract/validate-answers` (the zod schemas this package ships). A body the schema refuses is thrown
+   * as `UnexpectedAnswerError`, its `mismatches` naming each field, instead of being handed to the screen. Off by
+   * default: it costs about as much again as the answer's JSON.parse (bench/ANSWER-VALIDATION.md) and zod in
+   * the bundle.
+   */
+  validateAnswers?: AnswerValidator;
+}
+
+/**
+ * What `validateAnswers` is: the operation a request was (by its method and OpenAPI path), and the mismatches of its
+ * success answer's body, none when it is the contract's. Kept out of the client, so that a client without it bundles
+ * neither zod nor the operation table.
+ */
+export interface AnswerValidator {
+  operationAt(method: string, schemaPath: string): OperationId | undefined;
+  check(operationId: OperationId, body: unknown): readonly AnswerMismatch[];
 }
 
 /** The typed client: openapi-fetch's, with a GET and a PATCH whose compiler errors name the wrong path or field. */
@@ -83,6 +103,28 @@ export function createClient(options: ClientOptions): ApiClient {
       return request;
     },
   });
+  const validate = options.validateAnswers;
+  if (validate) {
+    client.use({
+      async onResponse({ request, response, schemaPath }) {
+        const operationId = validate.operationAt(request.method, schemaPath);
+        if (!operationId || !response.ok || !/\bjson\b/i.test(response.headers.get("content-type") ?? "")) return;
+        const text = await response.clone().text();
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          throw new UnexpectedAnswerError(response.status, text, response.headers, operationId, [
+            { path: "", message: "is not JSON" },
+          ]);
+        }
+        const mismatches = validate.check(operationId, body);
+        if (mismatches.length > 0) {
+          throw new UnexpectedAnswerError(response.status, text, response.headers, operationId, mismatches);
+        }
+      },
+    });
+  }
   return client;
 }
 

@@ -836,3 +836,11 @@ export const zGetNotificationHeaders = /*#__PURE__*/ (() => z.object({
 export const zGetNotificationPath = /*#__PURE__*/ (() => z.object({
     notificationId: zObjectId
 }))();
+
+/** Each operation's success answer, by operationId: what `createClient({ validateAnswers })` checks answers against. */
+export const successAnswers = /*#__PURE__*/ (() => ({
+  getNotification: zNotification,
+  listNotifications: zListNotificationsResponse,
+  patchSubscriber: zSubscriber,
+  searchSubscribers: zSearchSubscribersResponse,
+}))();

@@ -37,9 +37,11 @@ const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
  * inputs' declarations in `/model` (each input's meaning, refusals, cost and samples: about 60 kB with their
  * declarations and source maps) and the vocabulary the factories share with the demo data (ESM and CommonJS); what
  * reaches an app's bundle is only what it imports, which the bundle budget holds. The tarball, 208 kB at 1.4 MB, is
- * 242 kB with them.
+ * 242 kB with them, and 255 kB with the rules of round four in `/model` (the subscriber cursor, the idempotency key,
+ * the content type) and `/validate-answers`: the tarball budget went from 250 to 265 kB, the install's from 1.5 to
+ * 1.6 MB (1.55 MB).
  */
-const budget = { contractTarball: 250_000, contractInstall: 1_500_000, clientBundle: 10_000 };
+const budget = { contractTarball: 265_000, contractInstall: 1_600_000, clientBundle: 10_000 };
 /** The skeleton's budget (issue 26): Express, express-openapi-validator and the contract are 108 packages, 16 MB. */
 const skeletonBudget = { packages: 115, bytes: 20_000_000 };
 
@@ -154,7 +156,7 @@ describe.skipIf(onCitus)("package checks", () => {
       JSON.parse(run(bin("attw"), [tarballs[name] as string, ...args, "--format", "json"], root)).analysis;
     const esmOnly = (problems: { resolutionKind: string }[]) =>
       problems.filter((problem) => !["node10", "node16-cjs"].includes(problem.resolutionKind));
-    const esmEntries = ["./msw", "./model", "./react-query", "./zod", "./json-pointer"];
+    const esmEntries = ["./msw", "./model", "./react-query", "./zod", "./validate-answers", "./json-pointer"];
     const analysis = attw(
       contract ? ["--exclude-entrypoints", "./openapi.yaml", ...esmEntries] : ["--profile", "esm-only"],
     );
