@@ -391,7 +391,9 @@ export function createFactories(options: FactoryOptions = {}): Factories {
       statusCode: status,
     }),
     validationError: (
-      errors = { "body.email": { messages: ['must match format "email"'], value: "maya@" } },
+      errors = {
+        "body.email": { messages: ["Must be an e-mail address such as maya.patel@example.com"], value: "maya@" },
+      },
       overrides = {},
     ) => ({
       statusCode: 422,

@@ -4,7 +4,8 @@
  */
 
 import { decodeSegment } from "@novu-query/contract/json-pointer";
-import { idempotencyKeyProblem } from "@novu-query/contract/model";
+import { idempotencyKeyProblem, issueFromMessage, patternMessages, schemaMessage } from "@novu-query/contract/model";
+import spec from "@novu-query/contract/openapi.json" with { type: "json" };
 import type { Request } from "express";
 import { ApiError, type FieldErrors } from "./errors.js";
 import { messages } from "./messages.js";
@@ -91,6 +92,9 @@ function commaSeparatedList(key: string, value: unknown): string | undefined {
   return `is a list: repeat the parameter for each value (${repeated}), not comma-separated`;
 }
 
+/** The spec's words for each of its patterns (`x-pattern-message`). */
+const patterns = patternMessages(spec);
+
 /** What a refused input's 422 entry says: in words for the issues whose own words are the library's, not a user's. */
 function friendlyMessage(issue: ValidatorIssue, key: string, value: unknown): string {
   if (issue.errorCode?.startsWith("additionalProperties")) return "is not a known field";
@@ -99,7 +103,10 @@ function friendlyMessage(issue: ValidatorIssue, key: string, value: unknown): st
   if (list) return list;
   if (isUnencoded(issue))
     return "may not contain reserved characters (:/?#[]@!$&'()*+,;=) unless they are percent-encoded";
-  return issue.message;
+  // The schema's refusals in the words every implementation uses (the model's schemaMessage).
+  const keyword = issue.errorCode?.replace(/\.openapi\.validation$/, "");
+  const schemaIssue = keyword === undefined ? undefined : issueFromMessage(keyword, issue.message);
+  return (schemaIssue && schemaMessage(schemaIssue, patterns)) ?? issue.message;
 }
 
 /** Maps express-openapi-validator's request errors to our 400/404/405/415/422 answers. */

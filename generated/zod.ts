@@ -15,7 +15,7 @@ export const zSubscriberCursor = /*#__PURE__*/ (() => z.string().min(24, { error
 /**
  * A record identifier, 24 lowercase hexadecimal characters (the form of a MongoDB ObjectId).
  */
-export const zObjectId = /*#__PURE__*/ (() => z.string().length(24, { error: "Must be exactly 24 characters" }).regex(/^[0-9a-f]{24}$/, { error: "Must be a record id of 24 lowercase hexadecimal characters such as 66b7e1d0c3a2b1f0e9d8c7b6" }))();
+export const zObjectId = /*#__PURE__*/ (() => z.string().min(24, { error: "Must be at least 24 characters" }).max(24, { error: "Must be at most 24 characters" }).regex(/^[0-9a-f]{24}$/, { error: "Must be a record id of 24 lowercase hexadecimal characters such as 66b7e1d0c3a2b1f0e9d8c7b6" }))();
 
 /**
  * A chat or push provider that holds per-subscriber credentials.
@@ -46,7 +46,7 @@ export const zChatOrPushProviderId = /*#__PURE__*/ (() => z.enum([
     'push-webhook',
     'pusher-beams',
     'appio'
-]))();
+], { error: "Must be one of: slack, discord, msteams, webex-messaging, mattermost, ryver, zulip, grafana-on-call, getstream, rocket-chat, whatsapp-business, line, chat-webhook, novu-slack, telegram, sendblue, novu-web-chat, fcm, apns, expo, one-signal, pushpad, push-webhook, pusher-beams, appio" }))();
 
 /**
  * Credentials a chat or push provider needs to reach this subscriber. Which fields are set depends on the provider.
@@ -96,7 +96,7 @@ export const zSubscriber = /*#__PURE__*/ (() => z.object({
     topics: z.array(z.string()),
     isOnline: z.boolean().nullable(),
     lastOnlineAt: zTimestamp.nullable(),
-    __v: z.int().gte(0),
+    __v: z.int().gte(0, { error: "Must be at least 0" }),
     data: z.record(z.string(), z.unknown()).nullable(),
     _organizationId: zObjectId,
     _environmentId: zObjectId,
@@ -112,7 +112,7 @@ export const zSearchSubscribersResponse = /*#__PURE__*/ (() => z.object({
     data: z.array(zSubscriber),
     next: zSubscriberCursor.nullable(),
     previous: zSubscriberCursor.nullable(),
-    totalCount: z.int().gte(0),
+    totalCount: z.int().gte(0, { error: "Must be at least 0" }),
     totalCountCapped: z.boolean()
 }))();
 
@@ -120,7 +120,7 @@ export const zSearchSubscribersResponse = /*#__PURE__*/ (() => z.object({
  * The body of every error response.
  */
 export const zErrorDto = /*#__PURE__*/ (() => z.object({
-    statusCode: z.int().gte(400).lte(599),
+    statusCode: z.int().gte(400, { error: "Must be at least 400" }).lte(599, { error: "Must be at most 599" }),
     error: z.string(),
     message: z.string(),
     timestamp: zTimestamp,
@@ -141,7 +141,7 @@ export const zConstraintValidation = /*#__PURE__*/ (() => z.object({
  */
 export const zValidationErrorDto = /*#__PURE__*/ (() => z.object({
     statusCode: z.literal(422),
-    error: z.enum(['Unprocessable Entity']),
+    error: z.enum(['Unprocessable Entity'], { error: "Must be one of: Unprocessable Entity" }),
     message: z.string(),
     timestamp: zTimestamp,
     path: z.string(),
@@ -174,7 +174,7 @@ export const zChannelType = /*#__PURE__*/ (() => z.enum([
     'sms',
     'chat',
     'push'
-]))();
+], { error: "Must be one of: in_app, email, sms, chat, push" }))();
 
 /**
  * How urgent a notification is. `none` is the same as no severity.
@@ -184,7 +184,7 @@ export const zSeverityLevel = /*#__PURE__*/ (() => z.enum([
     'medium',
     'low',
     'none'
-]))();
+], { error: "Must be one of: high, medium, low, none" }))();
 
 /**
  * Summary of the subscriber a notification was sent to. Fields the subscriber does not have are omitted.
@@ -205,7 +205,7 @@ export const zResourceOrigin = /*#__PURE__*/ (() => z.enum([
     'novu-cloud',
     'novu-cloud-v1',
     'external'
-]))();
+], { error: "Must be one of: novu-cloud, novu-cloud-v1, external" }))();
 
 /**
  * A variable a workflow trigger expects.
@@ -218,7 +218,7 @@ export const zTriggerVariable = /*#__PURE__*/ (() => z.object({
  * How the workflow is triggered.
  */
 export const zNotificationTrigger = /*#__PURE__*/ (() => z.object({
-    type: z.enum(['event']),
+    type: z.enum(['event'], { error: "Must be one of: event" }),
     identifier: z.string(),
     variables: z.array(zTriggerVariable),
     subscriberVariables: z.array(zTriggerVariable)
@@ -250,7 +250,7 @@ export const zJobType = /*#__PURE__*/ (() => z.enum([
     'throttle',
     'custom',
     'http_request'
-]))();
+], { error: "Must be one of: in_app, email, sms, chat, push, tool, digest, trigger, delay, throttle, custom, http_request" }))();
 
 /**
  * A delivery provider.
@@ -350,7 +350,7 @@ export const zProviderId = /*#__PURE__*/ (() => z.enum([
     'opsgenie',
     'grafana',
     'tool-webhook'
-]))();
+], { error: "Must be one of: anypost, emailjs, mailgun, mailjet, mandrill, nodemailer, postmark, sendgrid, sendinblue, ses, netcore, infobip-email, resend, plunk, mailersend, mailtrap, clickatell, outlook365, novu-email, sparkpost, email-webhook, braze, novu-email-agent, nexmo, plivo, sms77, sms-central, sns, telnyx, twilio, gupshup, firetext, infobip-sms, burst-sms, bulk-sms, isend-sms, forty-six-elks, kannel, maqsam, termii, africas-talking, novu-sms, sendchamp, generic-sms, clicksend, bandwidth, messagebird, simpletexting, azure-sms, ring-central, brevo-sms, eazy-sms, mobishastra, afro-message, unifonic, smsmode, imedia, sinch, isendpro-sms, cm-telecom, ruach-sms, fcm, apns, expo, one-signal, pushpad, push-webhook, pusher-beams, appio, novu, slack, discord, msteams, webex-messaging, mattermost, ryver, zulip, grafana-on-call, getstream, rocket-chat, whatsapp-business, line, chat-webhook, novu-slack, telegram, sendblue, novu-web-chat, anthropic, novu-anthropic, anthropic-aws, pagerduty, opsgenie, grafana, tool-webhook" }))();
 
 /**
  * Overrides that applied to the job.
@@ -370,7 +370,7 @@ export const zDigestUnit = /*#__PURE__*/ (() => z.enum([
     'days',
     'weeks',
     'months'
-]))();
+], { error: "Must be one of: seconds, minutes, hours, days, weeks, months" }))();
 
 /**
  * How a digest collects events.
@@ -379,7 +379,7 @@ export const zDigestType = /*#__PURE__*/ (() => z.enum([
     'regular',
     'backoff',
     'timed'
-]))();
+], { error: "Must be one of: regular, backoff, timed" }))();
 
 /**
  * A day of the week.
@@ -392,7 +392,7 @@ export const zWeekDay = /*#__PURE__*/ (() => z.enum([
     'friday',
     'saturday',
     'sunday'
-]))();
+], { error: "Must be one of: monday, tuesday, wednesday, thursday, friday, saturday, sunday" }))();
 
 /**
  * Which occurrence in the month a timed digest fires on.
@@ -404,7 +404,7 @@ export const zOrdinal = /*#__PURE__*/ (() => z.enum([
     '4',
     '5',
     'last'
-]))();
+], { error: "Must be one of: 1, 2, 3, 4, 5, last" }))();
 
 /**
  * What the ordinal counts (a day, a weekday, a weekend day or a named day).
@@ -420,12 +420,12 @@ export const zOrdinalValue = /*#__PURE__*/ (() => z.enum([
     'thursday',
     'friday',
     'saturday'
-]))();
+], { error: "Must be one of: day, weekday, weekend, sunday, monday, tuesday, wednesday, thursday, friday, saturday" }))();
 
 /**
  * Whether a monthly timed digest fires on each listed day or on an ordinal day.
  */
-export const zMonthlyType = /*#__PURE__*/ (() => z.enum(['each', 'on']))();
+export const zMonthlyType = /*#__PURE__*/ (() => z.enum(['each', 'on'], { error: "Must be one of: each, on" }))();
 
 /**
  * Schedule of a timed digest.
@@ -433,7 +433,7 @@ export const zMonthlyType = /*#__PURE__*/ (() => z.enum(['each', 'on']))();
 export const zDigestTimedConfig = /*#__PURE__*/ (() => z.object({
     atTime: z.string().regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, { error: "Must be a time of day as HH:mm such as 09:30" }).optional(),
     weekDays: z.array(zWeekDay).optional(),
-    monthDays: z.array(z.int().gte(1).lte(31)).optional(),
+    monthDays: z.array(z.int().gte(1, { error: "Must be at least 1" }).lte(31, { error: "Must be at most 31" })).optional(),
     ordinal: zOrdinal.optional(),
     ordinalValue: zOrdinalValue.optional(),
     monthlyType: zMonthlyType.optional(),
@@ -467,7 +467,7 @@ export const zExecutionDetailStatus = /*#__PURE__*/ (() => z.enum([
     'Pending',
     'Queued',
     'ReadConfirmation'
-]))();
+], { error: "Must be one of: Success, Warning, Failed, Pending, Queued, ReadConfirmation" }))();
 
 /**
  * What produced the execution detail.
@@ -477,7 +477,7 @@ export const zExecutionDetailSource = /*#__PURE__*/ (() => z.enum([
     'Internal',
     'Payload',
     'Webhook'
-]))();
+], { error: "Must be one of: Credentials, Internal, Payload, Webhook" }))();
 
 /**
  * One recorded event in the execution of a job.
@@ -506,7 +506,7 @@ export const zFilterType = /*#__PURE__*/ (() => z.enum([
     'LIST',
     'MULTI_LIST',
     'GROUP'
-]))();
+], { error: "Must be one of: BOOLEAN, TEXT, DATE, NUMBER, STATEMENT, LIST, MULTI_LIST, GROUP" }))();
 
 /**
  * Comparison applied by one filter condition.
@@ -526,7 +526,7 @@ export const zFilterOperator = /*#__PURE__*/ (() => z.enum([
     'LIKE',
     'NOT_LIKE',
     'IN'
-]))();
+], { error: "Must be one of: LARGER, SMALLER, LARGER_EQUAL, SMALLER_EQUAL, EQUAL, NOT_EQUAL, ALL_IN, ANY_IN, NOT_IN, BETWEEN, NOT_BETWEEN, LIKE, NOT_LIKE, IN" }))();
 
 /**
  * One condition of a step filter.
@@ -535,7 +535,7 @@ export const zFilterCondition = /*#__PURE__*/ (() => z.object({
     field: z.string(),
     value: z.string(),
     operator: zFilterOperator,
-    on: z.enum(['subscriber', 'payload'])
+    on: z.enum(['subscriber', 'payload'], { error: "Must be one of: subscriber, payload" })
 }))();
 
 /**
@@ -544,7 +544,7 @@ export const zFilterCondition = /*#__PURE__*/ (() => z.object({
 export const zStepFilter = /*#__PURE__*/ (() => z.object({
     isNegated: z.boolean(),
     type: zFilterType,
-    value: z.enum(['AND', 'OR']),
+    value: z.enum(['AND', 'OR'], { error: "Must be one of: AND, OR" }),
     children: z.array(zFilterCondition)
 }))();
 
@@ -575,7 +575,7 @@ export const zJob = /*#__PURE__*/ (() => z.object({
     providerId: zProviderId,
     status: z.string(),
     updatedAt: zTimestamp.optional(),
-    scheduleExtensionsCount: z.int().gte(0).optional(),
+    scheduleExtensionsCount: z.int().gte(0, { error: "Must be at least 0" }).optional(),
     payload: z.record(z.string(), z.unknown()).optional(),
     overrides: zJobOverrides.optional(),
     digest: zDigestMetadata.optional(),
@@ -624,8 +624,8 @@ export const zNotification = /*#__PURE__*/ (() => z.object({
 export const zListNotificationsResponse = /*#__PURE__*/ (() => z.object({
     hasMore: z.boolean(),
     data: z.array(zNotification),
-    pageSize: z.int().gte(1).lte(50),
-    page: z.int().gte(0)
+    pageSize: z.int().gte(1, { error: "Must be at least 1" }).lte(50, { error: "Must be at most 50" }),
+    page: z.int().gte(0, { error: "Must be at least 0" })
 }))();
 
 /**
@@ -648,12 +648,12 @@ export const zSearchBefore = /*#__PURE__*/ (() => zSubscriberCursor)();
 /**
  * Number of subscribers per page, 1 to 100.
  */
-export const zSearchLimit = /*#__PURE__*/ (() => z.int().gte(1).lte(100).default(10))();
+export const zSearchLimit = /*#__PURE__*/ (() => z.int().gte(1, { error: "Must be at least 1" }).lte(100, { error: "Must be at most 100" }).default(10))();
 
 /**
  * Sort direction. Anything other than `ASC` or `DESC` is rejected with 422.
  */
-export const zSearchOrderDirection = /*#__PURE__*/ (() => z.enum(['ASC', 'DESC']))();
+export const zSearchOrderDirection = /*#__PURE__*/ (() => z.enum(['ASC', 'DESC'], { error: "Must be one of: ASC, DESC" }))();
 
 /**
  * Field to sort by. `_id` is the tiebreaker for every sort, so rows sharing a timestamp keep a fixed order
@@ -664,7 +664,7 @@ export const zSearchOrderBy = /*#__PURE__*/ (() => z.enum([
     '_id',
     'createdAt',
     'updatedAt'
-]))();
+], { error: "Must be one of: _id, createdAt, updatedAt" }))();
 
 /**
  * Include the cursor row itself at the edge of the page.
@@ -699,7 +699,7 @@ export const zSearchSubscriberId = /*#__PURE__*/ (() => z.string().min(1, { erro
  * A key is 1 to 255 printable ASCII characters (space to `~`), echoed byte for byte; any other key is refused with 400.
  *
  */
-export const zIdempotencyKey = /*#__PURE__*/ (() => z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).regex(/^[ -~]+$/))();
+export const zIdempotencyKey = /*#__PURE__*/ (() => z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).regex(/^[ -~]+$/, { error: "Must be printable ASCII, space to ~, such as a UUID" }))();
 
 /**
  * The caller's own identifier of the subscriber (`subscriberId`, not `_id`).
@@ -745,12 +745,12 @@ export const zListSeverity = /*#__PURE__*/ (() => z.array(zSeverityLevel).max(20
 /**
  * Zero-based page number.
  */
-export const zListPage = /*#__PURE__*/ (() => z.int().gte(0).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).default(0))();
+export const zListPage = /*#__PURE__*/ (() => z.int().gte(0, { error: "Must be at least 0" }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).default(0))();
 
 /**
  * Number of notifications per page, 1 to 50.
  */
-export const zListLimit = /*#__PURE__*/ (() => z.int().gte(1).lte(50).default(10))();
+export const zListLimit = /*#__PURE__*/ (() => z.int().gte(1, { error: "Must be at least 1" }).lte(50, { error: "Must be at most 50" }).default(10))();
 
 /**
  * Return the notifications of exactly this trigger transaction.
@@ -780,19 +780,19 @@ export const zListBefore = /*#__PURE__*/ (() => z.iso.datetime({ offset: true })
 export const zNotificationIdPath = /*#__PURE__*/ (() => zObjectId)();
 
 export const zSearchSubscribersHeaders = /*#__PURE__*/ (() => z.object({
-    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).regex(/^[ -~]+$/).optional()
+    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).regex(/^[ -~]+$/, { error: "Must be printable ASCII, space to ~, such as a UUID" }).optional()
 }))();
 
 export const zSearchSubscribersQuery = /*#__PURE__*/ (() => z.object({
     after: zSubscriberCursor.optional(),
     before: zSubscriberCursor.optional(),
-    limit: z.int().gte(1).lte(100).optional().default(10),
-    orderDirection: z.enum(['ASC', 'DESC']).optional(),
+    limit: z.int().gte(1, { error: "Must be at least 1" }).lte(100, { error: "Must be at most 100" }).optional().default(10),
+    orderDirection: z.enum(['ASC', 'DESC'], { error: "Must be one of: ASC, DESC" }).optional(),
     orderBy: z.enum([
         '_id',
         'createdAt',
         'updatedAt'
-    ]).optional(),
+    ], { error: "Must be one of: _id, createdAt, updatedAt" }).optional(),
     includeCursor: z.boolean().optional().default(false),
     email: z.string().min(1, { error: "Must not be empty" }).max(320, { error: "Must be at most 320 characters" }).optional(),
     name: z.string().min(1, { error: "Must not be empty" }).max(256, { error: "Must be at most 256 characters" }).optional(),
@@ -803,7 +803,7 @@ export const zSearchSubscribersQuery = /*#__PURE__*/ (() => z.object({
 export const zPatchSubscriberBody = /*#__PURE__*/ (() => zPatchSubscriberRequest)();
 
 export const zPatchSubscriberHeaders = /*#__PURE__*/ (() => z.object({
-    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).regex(/^[ -~]+$/).optional()
+    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).regex(/^[ -~]+$/, { error: "Must be printable ASCII, space to ~, such as a UUID" }).optional()
 }))();
 
 export const zPatchSubscriberPath = /*#__PURE__*/ (() => z.object({
@@ -811,7 +811,7 @@ export const zPatchSubscriberPath = /*#__PURE__*/ (() => z.object({
 }))();
 
 export const zListNotificationsHeaders = /*#__PURE__*/ (() => z.object({
-    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).regex(/^[ -~]+$/).optional()
+    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).regex(/^[ -~]+$/, { error: "Must be printable ASCII, space to ~, such as a UUID" }).optional()
 }))();
 
 export const zListNotificationsQuery = /*#__PURE__*/ (() => z.object({
@@ -821,8 +821,8 @@ export const zListNotificationsQuery = /*#__PURE__*/ (() => z.object({
     search: z.string().min(1, { error: "Must not be empty" }).max(320, { error: "Must be at most 320 characters" }).optional(),
     subscriberIds: z.array(z.string().min(1, { error: "Must not be empty" }).max(256, { error: "Must be at most 256 characters" })).max(100, { error: "Must have at most 100 values" }).optional(),
     severity: z.array(zSeverityLevel).max(20, { error: "Must have at most 20 values" }).optional(),
-    page: z.int().gte(0).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).optional().default(0),
-    limit: z.int().gte(1).lte(50).optional().default(10),
+    page: z.int().gte(0, { error: "Must be at least 0" }).max(2147483647, { error: 'Invalid value: Expected int32 to be <= 2147483647' }).optional().default(0),
+    limit: z.int().gte(1, { error: "Must be at least 1" }).lte(50, { error: "Must be at most 50" }).optional().default(10),
     transactionId: z.string().min(1, { error: "Must not be empty" }).max(256, { error: "Must be at most 256 characters" }).optional(),
     topicKey: z.string().min(1, { error: "Must not be empty" }).max(256, { error: "Must be at most 256 characters" }).optional(),
     after: z.iso.datetime({ offset: true }).optional(),
@@ -830,7 +830,7 @@ export const zListNotificationsQuery = /*#__PURE__*/ (() => z.object({
 }))();
 
 export const zGetNotificationHeaders = /*#__PURE__*/ (() => z.object({
-    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).regex(/^[ -~]+$/).optional()
+    'idempotency-key': z.string().min(1, { error: "Must not be empty" }).max(255, { error: "Must be at most 255 characters" }).regex(/^[ -~]+$/, { error: "Must be printable ASCII, space to ~, such as a UUID" }).optional()
 }))();
 
 export const zGetNotificationPath = /*#__PURE__*/ (() => z.object({

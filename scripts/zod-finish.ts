@@ -7,24 +7,14 @@
  *   e-mail address and a URL in plain words, instead of zod's "Invalid string: must match pattern /^(UTC|.../".
  */
 import ts from "typescript";
+import {
+  type PatternMessages,
+  patternMessages,
+  type SchemaIssue,
+  schemaMessage,
+} from "../contract/model/schema-messages.js";
 
-/** A pattern (as the spec writes it) and the message a value that breaks it gets. */
-export type PatternMessages = Map<string, string>;
-
-/** Every `pattern` of the spec that has an `x-pattern-message`. */
-export function patternMessages(spec: unknown): PatternMessages {
-  const found: PatternMessages = new Map();
-  const walk = (node: unknown) => {
-    if (Array.isArray(node)) node.forEach(walk);
-    else if (node && typeof node === "object") {
-      const { pattern, "x-pattern-message": message } = node as Record<string, unknown>;
-      if (typeof pattern === "string" && typeof message === "string") found.set(pattern, message);
-      Object.values(node).forEach(walk);
-    }
-  };
-  walk(spec);
-  return found;
-}
+export { patternMessages };
 
 interface Edit {
   at: number;
@@ -43,36 +33,61 @@ function chainRoot(node: ts.Expression, source: ts.SourceFile): string {
   return ts.isCallExpression(at) ? at.expression.getText(source) : "";
 }
 
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+/** Each zod check on a number, as the schema keyword it came from. */
+const numberChecks: Record<string, SchemaIssue["keyword"]> = {
+  gte: "minimum",
+  lte: "maximum",
+  gt: "exclusiveMinimum",
+  lt: "exclusiveMaximum",
+};
 
-/** The message of one check, or undefined to leave zod's. */
-function messageOf(call: ts.CallExpression, source: ts.SourceFile, patterns: PatternMessages): string | undefined {
+/** The schema issue one zod check stands for, or undefined to leave zod's words. */
+function issueOf(call: ts.CallExpression, source: ts.SourceFile): SchemaIssue | undefined {
   const callee = call.expression;
   if (ts.isPropertyAccessExpression(callee) && callee.expression.getText(source) === "z") {
-    if (callee.name.text === "email") return "Must be an e-mail address such as maya.patel@example.com";
-    if (callee.name.text === "url") return "Must be a URL such as https://example.com/hooks/chat";
+    if (callee.name.text === "email") return { keyword: "format", format: "email" };
+    if (callee.name.text === "url") return { keyword: "format", format: "uri" };
+    const [values] = call.arguments;
+    if (callee.name.text === "enum" && values && ts.isArrayLiteralExpression(values)) {
+      const allowed = values.elements.map((element) => (ts.isStringLiteral(element) ? element.text : undefined));
+      return allowed.every((value) => value !== undefined) ? { keyword: "enum", allowed } : undefined;
+    }
     return undefined;
   }
   if (!ts.isPropertyAccessExpression(callee) || call.arguments.length !== 1) return undefined;
   const check = callee.name.text;
   const [argument] = call.arguments;
   if (check === "regex" && argument && ts.isRegularExpressionLiteral(argument)) {
-    const source = argument.text.slice(1, argument.text.lastIndexOf("/"));
-    return patterns.get(source) ?? patterns.get(source.replaceAll("\\/", "/"));
+    return { keyword: "pattern", pattern: argument.text.slice(1, argument.text.lastIndexOf("/")) };
   }
   if (!argument || !ts.isNumericLiteral(argument)) return undefined;
-  const count = Number(argument.text);
+  const limit = Number(argument.text);
   const root = chainRoot(callee.expression, source);
   if (root === "z.string" || root === "z.email") {
-    if (check === "min") return count === 1 ? "Must not be empty" : `Must be at least ${plural(count, "character")}`;
-    if (check === "max") return `Must be at most ${plural(count, "character")}`;
-    if (check === "length") return `Must be exactly ${plural(count, "character")}`;
+    if (check === "min") return { keyword: "minLength", limit };
+    if (check === "max") return { keyword: "maxLength", limit };
+    if (check === "length") return { keyword: "length", limit };
   }
   if (root === "z.array") {
-    if (check === "min") return `Must have at least ${plural(count, "value")}`;
-    if (check === "max") return `Must have at most ${plural(count, "value")}`;
+    if (check === "min") return { keyword: "minItems", limit };
+    if (check === "max") return { keyword: "maxItems", limit };
   }
+  const bound = numberChecks[check];
+  if ((root === "z.int" || root === "z.number") && bound) return { keyword: bound, limit } as SchemaIssue;
   return undefined;
+}
+
+/** The message of one check (the model's schemaMessage, as the server and MSW word it), or undefined. */
+function messageOf(call: ts.CallExpression, source: ts.SourceFile, patterns: PatternMessages): string | undefined {
+  const issue = issueOf(call, source);
+  if (issue?.keyword === "pattern") {
+    // A regular expression literal escapes the slashes the spec's pattern writes bare.
+    return (
+      schemaMessage(issue, patterns) ??
+      schemaMessage({ ...issue, pattern: issue.pattern.replaceAll("\\/", "/") }, patterns)
+    );
+  }
+  return issue && schemaMessage(issue, patterns);
 }
 
 /** The generated module with its schemas pure and its checks worded for people. */
@@ -81,6 +96,20 @@ export function finishZodModule(text: string, patterns: PatternMessages): string
   const edits: Edit[] = [];
   const visit = (node: ts.Node) => {
     if (ts.isCallExpression(node) && node.arguments.length <= 1) {
+      const issue = issueOf(node, source);
+      if (issue?.keyword === "length" && ts.isPropertyAccessExpression(node.expression)) {
+        // `.length(n)` as the spec's minLength and maxLength, so that a short and a long value read as the server
+        // words them ("Must be at least 24 characters"), not as one message of zod's own.
+        const words = (keyword: "minLength" | "maxLength") =>
+          JSON.stringify(schemaMessage({ keyword, limit: issue.limit }, patterns));
+        edits.push({
+          at: node.expression.name.getStart(source),
+          end: node.getEnd(),
+          text: `min(${issue.limit}, { error: ${words("minLength")} }).max(${issue.limit}, { error: ${words("maxLength")} })`,
+        });
+        ts.forEachChild(node, visit);
+        return;
+      }
       const message = messageOf(node, source, patterns);
       if (message !== undefined) {
         const options = `{ error: ${JSON.stringify(message)} }`;

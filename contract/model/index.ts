@@ -37,6 +37,14 @@ export {
 export { isBracketedKey, unknownQueryKey } from "./query-keys.js";
 export { Random } from "./random.js";
 export {
+  issueFromMessage,
+  issueFromParams,
+  type PatternMessages,
+  patternMessages,
+  type SchemaIssue,
+  schemaMessage,
+} from "./schema-messages.js";
+export {
   type CursorPosition,
   comparePositions,
   cursorPosition,

@@ -5,6 +5,11 @@
  * the spec's named examples is one of these, so the mock never shows a text the server does not send.
  */
 export const messages = {
+  /**
+   * A time zone of the right form that the server does not know (`Mars/Olympus_Mons`): the same words as the spec's
+   * `x-pattern-message` for one of the wrong form, so that a form shows one message (test/contract/schema-messages).
+   */
+  timeZoneUnknown: "Must be an IANA time zone such as Europe/Paris or UTC",
   // Authentication (Novu: apps/api auth guards and ApiKeyStrategy).
   missingAuthorization: "Missing authorization header",
   invalidScheme: (scheme: string) => `Invalid authentication scheme: "${scheme}"`,

@@ -12,7 +12,17 @@ import { keyNotFound, readAuthorization } from "../model/authentication.js";
 import { contentTypeProblem } from "../model/content-type.js";
 import { idempotencyKeyProblem } from "../model/idempotency.js";
 import { unknownQueryKey } from "../model/query-keys.js";
-import { errorFrame, type Json, operationCheck, requestId } from "./spec.js";
+import { issueFromParams, patternMessages, schemaMessage } from "../model/schema-messages.js";
+import { errorFrame, type Json, operationCheck, requestId, spec } from "./spec.js";
+
+/** The spec's words for each of its patterns (`x-pattern-message`). */
+const patterns = patternMessages(spec);
+
+/** A schema refusal in the words every implementation uses (the model's schemaMessage), or undefined. */
+function wordsOf(issue: ErrorObject): string | undefined {
+  const schemaIssue = issueFromParams(issue.keyword, issue.params as Record<string, unknown>);
+  return schemaIssue && schemaMessage(schemaIssue, patterns);
+}
 
 function addIssues(errors: FieldErrors, prefix: string, issues: ErrorObject[] | null | undefined, value: unknown) {
   for (const issue of issues ?? []) {
@@ -24,7 +34,10 @@ function addIssues(errors: FieldErrors, prefix: string, issues: ErrorObject[] | 
       key += /^\d+$/.test(segment) ? `[${segment}]` : `.${segment}`;
       at = at && typeof at === "object" ? (at as Json)[segment] : undefined;
     }
-    const message = issue.keyword === "additionalProperties" ? "is not a known field" : (issue.message ?? "is invalid");
+    const message =
+      issue.keyword === "additionalProperties"
+        ? "is not a known field"
+        : (wordsOf(issue) ?? issue.message ?? "is invalid");
     const entry = errors[key] ?? { messages: [], value: at === undefined ? null : at };
     if (!entry.messages.includes(message)) entry.messages.push(message);
     errors[key] = entry;

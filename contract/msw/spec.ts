@@ -6,6 +6,9 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import spec from "../../generated/openapi.json" with { type: "json" };
+
+export { spec };
+
 import { type OperationId, operationTable } from "../../generated/operations.js";
 import { pointerOf, resolveRef } from "../json-pointer.js";
 

@@ -76,7 +76,10 @@ describe("the pipeline's refusals without data", () => {
     });
     expect(response.status).toBe(422);
     expect((await response.json()).errors).toEqual({
-      "body.timezone": { messages: ["must be an IANA time zone name"], value: "Mars/Olympus_Mons" },
+      "body.timezone": {
+        messages: ["Must be an IANA time zone such as Europe/Paris or UTC"],
+        value: "Mars/Olympus_Mons",
+      },
     });
   });
 

@@ -88,7 +88,7 @@ describe("the official Novu SDK against the reference server", () => {
 
     const invalid = await rejection(novu.subscribers.search({ limit: 1000 }));
     expect(invalid).toBeInstanceOf(ValidationErrorDto);
-    expect((invalid as ValidationErrorDto).data$.errors["query.limit"]?.messages).toEqual(["must be <= 100"]);
+    expect((invalid as ValidationErrorDto).data$.errors["query.limit"]?.messages).toEqual(["Must be at most 100"]);
     // Novu's own SDK tests assert `error.ctx` on every validation error (its exception filter sends `ctx: {}`).
     expect((invalid as ValidationErrorDto).ctx).toEqual({});
     const badId = await rejection(novu.notifications.retrieve("nope"));

@@ -146,7 +146,7 @@ describe.each(drivers)("auth, isolation and errors (%s)", (driver) => {
     const body = await json<ValidationErrorDto>(response);
     expect(body.message).toBe("Validation Error");
     expect(Object.keys(body.errors).sort()).toEqual(["query.colour", "query.limit", "query.orderBy"]);
-    expect(body.errors["query.limit"]).toEqual({ messages: ["must be <= 100"], value: 101 });
+    expect(body.errors["query.limit"]).toEqual({ messages: ["Must be at most 100"], value: 101 });
     expect(body.errors["query.colour"]).toEqual({ messages: ["is not a known query parameter"], value: "blue" });
   });
 

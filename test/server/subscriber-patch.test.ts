@@ -112,7 +112,7 @@ describe.each(drivers)("PATCH /v2/subscribers/{subscriberId} (%s)", (driver) => 
     const response = await patch(subscriber.subscriber_id, { timezone });
     expect(response.status).toBe(422);
     expect((await json<ValidationErrorDto>(response)).errors["body.timezone"]).toEqual({
-      messages: ["must be an IANA time zone name"],
+      messages: ["Must be an IANA time zone such as Europe/Paris or UTC"],
       value: timezone,
     });
   });

@@ -1,5 +1,6 @@
 /** The inputs of PATCH /v2/subscribers/{subscriberId} (patchSubscriber), declared once: see kinds.ts. */
 
+import { messages } from "../messages.js";
 import type { Random } from "../random.js";
 import { isTimeZone } from "../time-zone.js";
 import type { BodyField, ModelData, OperationInputs } from "./kinds.js";
@@ -53,8 +54,7 @@ export const patchSubscriberInputs = {
         "US/Pacific",
         "Asia/Calcutta",
       ]),
-      refuse: (zone: string | null) =>
-        zone !== null && !isTimeZone(zone) ? "must be an IANA time zone name" : undefined,
+      refuse: (zone: string | null) => (zone !== null && !isTimeZone(zone) ? messages.timeZoneUnknown : undefined),
     },
     locale: textField("Locale (`en-US` or `en_US`), stored as sent.", () => ["en_US", "en-US", "zh-Hant-TW"]),
     data: {
