@@ -98,19 +98,39 @@ export class PlanMode {
 const transactionStart = /^\s*(begin|start\s+transaction)\b/i;
 const transactionEnd = /^\s*(commit|rollback|end|abort)\b/i;
 
+const citusCheck = "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus";
+
 /**
  * Makes each new connection of the pool send `query(text, values)`, the form Kysely uses, as a named (prepared)
  * statement where `names` gives one, on the plan cache mode its marker asks for; every other form of call goes
  * through unchanged.
  */
 export function prepareStatements(pool: pg.Pool, names = new StatementNames()): pg.Pool {
+  // Whether the database is a Citus coordinator, learnt on the first statement marked `generic` (D46): Citus cannot
+  // plan the distributed list generically ("parameters in SQL functions ... not supported", 0A000), so there such a
+  // statement runs as it did before, unnamed and planned for its values.
+  let citus: boolean | undefined;
+  let checking: Promise<void> | undefined;
   pool.on("connect", (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
     const mode = new PlanMode();
     client.query = ((...args: unknown[]) => {
       const [text, values] = args;
       if (args.length !== 2 || typeof text !== "string" || !Array.isArray(values)) return query(...args);
-      const name = names.nameOf(text);
+      const generic = text.endsWith(genericMarker);
+      if (generic && citus === undefined) {
+        checking ??= (query(citusCheck) as Promise<{ rows: { citus: boolean }[] }>).then(
+          (result) => {
+            citus = result.rows[0]?.citus === true;
+          },
+          (error: unknown) => {
+            checking = undefined;
+            throw error;
+          },
+        );
+        return checking.then(() => client.query(text, values));
+      }
+      const name = generic && citus ? undefined : names.nameOf(text);
       const run = () => (name ? query({ name, text, values }) : query(text, values));
       // The mode is taken as switched when the SET is sent: if it fails, so does the statement, and the connection
       // with it (a SET of a known setting fails only when the session does).

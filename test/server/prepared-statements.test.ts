@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StatementNames } from "../../server/store/prepared-statements.js";
 import type { Database } from "../../server/store/schema.js";
 import { openStore } from "../../server/store/store.js";
-import { createPostgresDatabase, drivers } from "../support/databases.js";
+import { createPostgresDatabase, drivers, onCitus } from "../support/databases.js";
 import { firstPageQuery } from "../support/expect-subscribers.js";
 
 describe("statement names", () => {
@@ -101,17 +101,15 @@ describe.runIf(drivers.includes("postgres"))("prepared statements on PostgreSQL"
     const afterList = await planState(store.db);
     // SHOW is itself a statement planned for its values: the connection was set back to `auto` before it.
     expect(afterList.mode).toBe("auto");
-    expect(afterList.plans.filter((plan) => plan.marker === "generic")).toEqual([
-      { marker: "generic", generic: 3, custom: 0 },
-    ]);
+    // On Citus the marker is ignored (D46: Citus cannot plan the distributed list generically): planned as before.
+    const generic = (runs: number) => (onCitus ? [] : [{ marker: "generic", generic: runs, custom: 0 }]);
+    expect(afterList.plans.filter((plan) => plan.marker === "generic")).toEqual(generic(3));
     // A filtered list is planned for its values, and so is a search; neither is named.
     await store.notifications.list(environment.environmentId, { ...unfiltered, channels: ["email"] });
     await store.subscribers.search(environment.environmentId, firstPageQuery({ email: "ada" }));
     await store.notifications.list(environment.environmentId, unfiltered);
     const after = await planState(store.db);
-    expect(after.plans.filter((plan) => plan.marker === "generic")).toEqual([
-      { marker: "generic", generic: 4, custom: 0 },
-    ]);
+    expect(after.plans.filter((plan) => plan.marker === "generic")).toEqual(generic(4));
     expect(after.plans.every((plan) => plan.marker === "generic" || plan.marker === "prepared")).toBe(true);
     await close();
   });
