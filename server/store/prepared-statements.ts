@@ -76,7 +76,7 @@ export class PlanMode {
   /** Whether the session is inside a transaction (as far as the statements seen tell). */
   inTransaction = false;
 
-  /** The `SET` to send before the statement, if any; call `switched` once it has run. */
+  /** The `SET` to send before the statement, if any (the mode is taken as switched once it is returned). */
   before(text: string, need: PlanNeed): string | undefined {
     if (transactionEnd.test(text)) {
       this.inTransaction = false;
@@ -96,7 +96,8 @@ export class PlanMode {
 }
 
 const transactionStart = /^\s*(begin|start\s+transaction)\b/i;
-const transactionEnd = /^\s*(commit|rollback|end|abort)\b/i;
+// `ROLLBACK TO SAVEPOINT` stays inside the transaction.
+const transactionEnd = /^\s*(commit|end|abort|rollback(?!\s+to\b))\b/i;
 
 const citusCheck = "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus";
 

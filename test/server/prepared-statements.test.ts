@@ -6,7 +6,7 @@
  */
 import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { StatementNames } from "../../server/store/prepared-statements.js";
+import { PlanMode, type PlanNeed, StatementNames } from "../../server/store/prepared-statements.js";
 import type { Database } from "../../server/store/schema.js";
 import { openStore } from "../../server/store/store.js";
 import { createPostgresDatabase, drivers, onCitus } from "../support/databases.js";
@@ -24,6 +24,29 @@ describe("statement names", () => {
     expect(names.nameOf(marked(2))).not.toBe(first);
     expect(names.nameOf(marked(3))).toBeUndefined();
     expect(names.nameOf(marked(1))).toBe(first);
+  });
+});
+
+describe("the plan cache mode of a session", () => {
+  it("is switched only when the next statement needs the other mode, and never inside a transaction", () => {
+    const mode = new PlanMode();
+    const forced = "SET plan_cache_mode = force_generic_plan";
+    const auto = "SET plan_cache_mode = auto";
+    const steps: [string, PlanNeed, string | undefined][] = [
+      ["SELECT 1 /* prepared */", "any", undefined],
+      ["SELECT list /* generic */", "generic", forced],
+      ["SELECT list /* generic */", "generic", undefined],
+      ["SELECT 1 /* prepared */", "any", undefined],
+      ["SELECT search", "values", auto],
+      ["SELECT list /* generic */", "generic", forced],
+      ["begin", "values", auto],
+      ["SELECT list /* generic */", "generic", undefined],
+      ["rollback to savepoint a", "values", undefined],
+      ["SELECT list /* generic */", "generic", undefined],
+      ["commit", "values", undefined],
+      ["SELECT list /* generic */", "generic", forced],
+    ];
+    expect(steps.map(([text, need]) => mode.before(text, need))).toEqual(steps.map(([, , set]) => set));
   });
 });
 
