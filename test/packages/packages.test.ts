@@ -39,9 +39,10 @@ const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
  * reaches an app's bundle is only what it imports, which the bundle budget holds. The tarball, 208 kB at 1.4 MB, is
  * 242 kB with them, and 255 kB with the rules of round four in `/model` (the subscriber cursor, the idempotency key,
  * the content type) and `/validate-answers`: the tarball budget went from 250 to 265 kB, the install's from 1.5 to
- * 1.6 MB (1.55 MB).
+ * 1.6 MB (1.55 MB); and with every zod check worded as the server words it (an enum's message lists its values),
+ * 266 kB: the budget is 275 kB.
  */
-const budget = { contractTarball: 265_000, contractInstall: 1_600_000, clientBundle: 10_000 };
+const budget = { contractTarball: 275_000, contractInstall: 1_600_000, clientBundle: 10_000 };
 /** The skeleton's budget (issue 26): Express, express-openapi-validator and the contract are 108 packages, 16 MB. */
 const skeletonBudget = { packages: 115, bytes: 20_000_000 };
 
