@@ -20,10 +20,13 @@ type JsonOf<Response> = Response extends { content: { "application/json": infer 
 /** The body an operation answers with when it succeeds. */
 export type SuccessBodyOf<Op extends OperationId> = JsonOf<Responses<Op>[200 & keyof Responses<Op>]>;
 
-/** The error bodies an operation declares, one per status, each with its `statusCode` as a literal. */
-export type ErrorBodyOf<Op extends OperationId> = {
-  [S in keyof Responses<Op>]: S extends 200 ? never : JsonOf<Responses<Op>[S]>;
-}[keyof Responses<Op>];
+/**
+ * The error bodies an operation declares, one per status, each with its `statusCode` as a literal; for a union of
+ * operations (`OperationId`, the default of `OperationError`), every body any of them declares.
+ */
+export type ErrorBodyOf<Op extends OperationId> = Op extends OperationId
+  ? { [S in keyof Responses<Op>]: S extends 200 ? never : JsonOf<Responses<Op>[S]> }[keyof Responses<Op>]
+  : never;
 
 /** What every contract error body has. */
 export interface ContractErrorBody {
@@ -163,7 +166,10 @@ export class NetworkError extends ApiRequestError {
 
 type ContractErrors<Body> = Body extends ContractErrorBody ? ContractError<Body> : never;
 
-/** Every error a call of this operation can end in: narrow on `kind`, or on `statusCode` for the contract's. */
+/**
+ * Every error a call of this operation can end in: narrow on `kind`, or on `statusCode` for the contract's. Without
+ * an argument, every error of every operation: what a shared error banner takes, so that each operation's error fits.
+ */
 export type OperationError<Op extends OperationId = OperationId> =
   | ContractErrors<ErrorBodyOf<Op>>
   | UnexpectedAnswerError

@@ -40,3 +40,18 @@ describe("the errors TanStack Query carries, typed per operation without a cast"
     expectTypeOf<Extract<PatchError, { kind: "unexpected" }>>().toEqualTypeOf<UnexpectedAnswerError>();
   });
 });
+
+describe("OperationError with no argument", () => {
+  it("is every operation's errors, so that a shared error banner takes each operation's error", () => {
+    const banner = (error: OperationError) => (error.kind === "contract" ? error.body.message : error.message);
+    expectTypeOf(banner).toBeCallableWith({} as OperationError<"patchSubscriber">);
+    expectTypeOf(banner).toBeCallableWith({} as OperationError<"listNotifications">);
+    expectTypeOf(banner).toBeCallableWith({} as OperationError<"getNotification">);
+    expectTypeOf(banner).toBeCallableWith({} as OperationError<"searchSubscribers">);
+    // Statuses only some operations declare: 402 (the list's retention), 404, 409 and 415 (the PATCH's).
+    expectTypeOf<Extract<OperationError, { statusCode: 402 }>>().not.toBeNever();
+    expectTypeOf<Extract<OperationError, { statusCode: 409 }>>().not.toBeNever();
+    expectTypeOf<Extract<OperationError, { statusCode: 404 }>>().not.toBeNever();
+    expectTypeOf<Extract<OperationError, { statusCode: 415 }>>().not.toBeNever();
+  });
+});
