@@ -7,14 +7,7 @@
  *   e-mail address and a URL in plain words, instead of zod's "Invalid string: must match pattern /^(UTC|.../".
  */
 import ts from "typescript";
-import {
-  type PatternMessages,
-  patternMessages,
-  type SchemaIssue,
-  schemaMessage,
-} from "../contract/model/schema-messages.js";
-
-export { patternMessages };
+import { type PatternMessages, type SchemaIssue, schemaMessage } from "../contract/model/schema-messages.js";
 
 interface Edit {
   at: number;

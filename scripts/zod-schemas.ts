@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@hey-api/openapi-ts";
-import { finishZodModule, patternMessages } from "./zod-finish.js";
+import { patternMessages } from "../contract/model/schema-messages.js";
+import { finishZodModule } from "./zod-finish.js";
 
 type Operation = {
   operationId?: string;

@@ -86,22 +86,28 @@ export function schemaMessage(issue: SchemaIssue, patterns: PatternMessages): st
   }
 }
 
+/** The keywords whose issue is a number they bound (`limit`), read alike from params and from messages. */
+type LimitKeyword = Extract<SchemaIssue, { limit: number }>["keyword"];
+const limitKeywords: ReadonlySet<string> = new Set<LimitKeyword>([
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+]);
+const isLimitKeyword = (keyword: string): keyword is Exclude<LimitKeyword, "length"> => limitKeywords.has(keyword);
+
 /** An issue from ajv's keyword and params (MSW's validator); undefined for a keyword the table does not word. */
 export function issueFromParams(keyword: string, params: Record<string, unknown>): SchemaIssue | undefined {
+  if (isLimitKeyword(keyword)) return typeof params.limit === "number" ? { keyword, limit: params.limit } : undefined;
   switch (keyword) {
     case "pattern":
       return typeof params.pattern === "string" ? { keyword, pattern: params.pattern } : undefined;
     case "format":
       return typeof params.format === "string" ? { keyword, format: params.format } : undefined;
-    case "minLength":
-    case "maxLength":
-    case "minItems":
-    case "maxItems":
-    case "minimum":
-    case "maximum":
-    case "exclusiveMinimum":
-    case "exclusiveMaximum":
-      return typeof params.limit === "number" ? { keyword, limit: params.limit } : undefined;
     case "enum":
       return Array.isArray(params.allowedValues) ? { keyword, allowed: params.allowedValues } : undefined;
     case "type":
@@ -117,21 +123,15 @@ export function issueFromParams(keyword: string, params: Record<string, unknown>
  */
 export function issueFromMessage(keyword: string, message: string): SchemaIssue | undefined {
   const quoted = /"(.*)"$/.exec(message)?.[1];
-  const number = Number(/(-?\d+(?:\.\d+)?)(?: \w+)?$/.exec(message)?.[1]);
+  if (isLimitKeyword(keyword)) {
+    const limit = Number(/(-?\d+(?:\.\d+)?)(?: \w+)?$/.exec(message)?.[1]);
+    return Number.isFinite(limit) ? { keyword, limit } : undefined;
+  }
   switch (keyword) {
     case "pattern":
       return quoted === undefined ? undefined : { keyword, pattern: quoted };
     case "format":
       return quoted === undefined ? undefined : { keyword, format: quoted };
-    case "minLength":
-    case "maxLength":
-    case "minItems":
-    case "maxItems":
-    case "minimum":
-    case "maximum":
-    case "exclusiveMinimum":
-    case "exclusiveMaximum":
-      return Number.isFinite(number) ? { keyword, limit: number } : undefined;
     case "enum": {
       const list = /allowed values: (.*)$/.exec(message)?.[1];
       return list === undefined ? undefined : { keyword, allowed: list.split(", ") };
