@@ -19,6 +19,7 @@ import {
 } from "../../contract/index.js";
 import { answer, handlers } from "../../contract/msw.js";
 import { createQueries, isRetryable, retryPolicy } from "../../contract/react-query.js";
+import { failure } from "../support/failure.js";
 
 const server = setupServer(...handlers);
 beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
@@ -31,15 +32,6 @@ const getNotification = () =>
     "getNotification",
     api.GET("/v1/notifications/{notificationId}", { params: { path: { notificationId: "66b7e1d0c3a2b1f0e9d8c7b6" } } }),
   );
-
-async function failure(call: Promise<unknown>): Promise<unknown> {
-  try {
-    await call;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("the call succeeded");
-}
 
 describe("the error of a call", () => {
   it("is the contract's error, narrowed by statusCode, with the answer's headers", async () => {

@@ -11,6 +11,7 @@ import { allSubscribers, createClient, dataOrThrow, UnexpectedAnswerError } from
 import { exampleBody, handlers } from "../../contract/msw.js";
 import { createQueries } from "../../contract/react-query.js";
 import { validateAnswers } from "../../contract/validate-answers.js";
+import { failure } from "../support/failure.js";
 
 const server = setupServer(...handlers);
 beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
@@ -27,15 +28,6 @@ const getNotification = (api: typeof validating) =>
     "getNotification",
     api.GET("/v1/notifications/{notificationId}", { params: { path: { notificationId } } }),
   );
-
-async function failure(call: Promise<unknown>): Promise<unknown> {
-  try {
-    await call;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("the call succeeded");
-}
 
 /** The example answer of an operation with a change, served for every request of that route. */
 function malformed(path: string, change: (body: Record<string, unknown>) => void) {

@@ -3,38 +3,21 @@
  * echoed bytes for every shape (both judge the key with the model's `idempotencyKeyProblem`). A header reaches fetch
  * and Node one character per byte, so a UTF-8 key is written here as its bytes in Latin-1.
  */
-import { createStatefulHandlers } from "@novu-query/contract/msw";
 import { messages } from "@novu-query/express";
-import { setupServer } from "msw/node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../support/server.js";
+import { describe, expect, it } from "vitest";
+import { serverBesideMsw } from "../support/server-beside-msw.js";
 
 const mswBase = "http://msw.idempotency-key.test";
 const asSent = (text: string) => Buffer.from(text, "utf8").toString("latin1");
 
 describe("idempotency keys in MSW and in the server", () => {
-  let server: TestServer;
-  let msw: ReturnType<typeof setupServer>;
-  beforeAll(async () => {
-    server = await startTestServer({ driver: "pglite", demo: { subscribers: 10, notifications: 10 } });
-    const { production } = server;
-    const mock = createStatefulHandlers({
-      baseUrl: mswBase,
-      apiKeys: { [production.apiKey]: production.environmentId },
-    });
-    msw = setupServer(...mock.handlers);
-    msw.listen({ onUnhandledRequest: "bypass" });
-  });
-  afterAll(async () => {
-    msw?.close();
-    await server?.close();
-  });
+  const running = serverBesideMsw(mswBase, { subscribers: 10, notifications: 10 });
 
   async function patch(base: string, key: string) {
     const response = await fetch(`${base}/v2/subscribers/idempotency-key-test`, {
       method: "PATCH",
       headers: {
-        authorization: `ApiKey ${server.production.apiKey}`,
+        authorization: `ApiKey ${running.server.production.apiKey}`,
         "content-type": "application/json",
         "idempotency-key": key,
       },
@@ -59,7 +42,7 @@ describe("idempotency keys in MSW and in the server", () => {
   ];
 
   it.each(shapes)("answers a key of %s alike, echoing what was sent", async (_, key, expected) => {
-    const [fromMsw, fromServer] = [await patch(mswBase, key), await patch(server.baseUrl, key)];
+    const [fromMsw, fromServer] = [await patch(mswBase, key), await patch(running.server.baseUrl, key)];
     expect(fromServer).toMatchObject(expected);
     expect(fromMsw).toEqual(fromServer);
     if (expected.status !== 400) expect(fromServer.echoed).toBe(key);

@@ -6,7 +6,6 @@
  * give.
  */
 import { messages, patternMessages } from "@novu-query/contract/model";
-import { createStatefulHandlers } from "@novu-query/contract/msw";
 import {
   zGetNotificationPath,
   zListNotificationsQuery,
@@ -15,12 +14,11 @@ import {
 } from "@novu-query/contract/zod";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { setupServer } from "msw/node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ZodType } from "zod";
 import { issueFromMessage, issueFromParams } from "../../contract/model/schema-messages.js";
 import spec from "../../generated/openapi.json" with { type: "json" };
-import { startTestServer, type TestServer } from "../support/server.js";
+import { serverBesideMsw } from "../support/server-beside-msw.js";
 
 const mswBase = "http://msw.schema-messages.test";
 
@@ -82,28 +80,13 @@ function zodWords([schema, value]: [ZodType, object], field: string): string[] {
 }
 
 describe("the words for a refused input, everywhere alike", () => {
-  let server: TestServer;
-  let msw: ReturnType<typeof setupServer>;
-  beforeAll(async () => {
-    server = await startTestServer({ driver: "pglite", demo: { subscribers: 5, notifications: 5 } });
-    const { production } = server;
-    const mock = createStatefulHandlers({
-      baseUrl: mswBase,
-      apiKeys: { [production.apiKey]: production.environmentId },
-    });
-    msw = setupServer(...mock.handlers);
-    msw.listen({ onUnhandledRequest: "bypass" });
-  });
-  afterAll(async () => {
-    msw?.close();
-    await server?.close();
-  });
+  const running = serverBesideMsw(mswBase, { subscribers: 5, notifications: 5 });
 
   async function wordsFor(base: string, path: string, body: object | undefined, field: string): Promise<string[]> {
     const response = await fetch(`${base}${path}`, {
       method: body ? "PATCH" : "GET",
       headers: {
-        authorization: `ApiKey ${server.production.apiKey}`,
+        authorization: `ApiKey ${running.server.production.apiKey}`,
         ...(body && { "content-type": "application/json" }),
       },
       ...(body && { body: JSON.stringify(body) }),
@@ -114,7 +97,7 @@ describe("the words for a refused input, everywhere alike", () => {
   }
 
   it.each(cases)("$name: the server, MSW and zod say the same, in words", async ({ path, body, field, zod }) => {
-    const fromServer = await wordsFor(server.baseUrl, path, body, field);
+    const fromServer = await wordsFor(running.server.baseUrl, path, body, field);
     const fromMsw = await wordsFor(mswBase, path, body, field);
     expect(fromServer.length).toBeGreaterThan(0);
     expect(fromMsw).toEqual(fromServer);
@@ -129,7 +112,7 @@ describe("the words for a refused input, everywhere alike", () => {
     const body = { timezone: "Mars/Olympus_Mons" };
     const path = "/v2/subscribers/schema-messages";
     const expected = [messages.timeZoneUnknown];
-    expect(await wordsFor(server.baseUrl, path, body, "body.timezone")).toEqual(expected);
+    expect(await wordsFor(running.server.baseUrl, path, body, "body.timezone")).toEqual(expected);
     expect(await wordsFor(mswBase, path, body, "body.timezone")).toEqual(expected);
     const timezone = spec.components.schemas.PatchSubscriberRequest.properties.timezone as { pattern: string };
     expect(patternMessages(spec).get(timezone.pattern)).toBe(messages.timeZoneUnknown);
