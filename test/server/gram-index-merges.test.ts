@@ -3,7 +3,7 @@
  * entries that a merge takes in; the loop takes them in without being asked and stops when told; a failure is
  * reported once; and `npm start` on PostgreSQL runs the loop by default.
  */
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServerProcess } from "../../scripts/processes.js";
@@ -37,6 +37,9 @@ describe.each(drivers)("merging the gram indexes' pending entries (%s)", (driver
         .limit(20)
         .execute()
     ).map((row) => row.subscriber_id);
+    // Autovacuum's ANALYZE of the freshly loaded table also takes in a GIN index's pending entries, at a moment of
+    // its own: with it on, the check that an interval of 0 leaves them pending failed now and then (1 run in 3).
+    await sql`ALTER TABLE subscribers SET (autovacuum_enabled = false)`.execute(server.store.db);
     await mergeGramIndexes(server.store.db);
   }, 120_000);
   afterAll(() => server?.close());
