@@ -80,5 +80,8 @@ port.on("message", async (request: ThreadRequest) => {
     };
   }
   port.postMessage(answer);
+  // Closed: the thread ends by itself once the answer is sent, rather than being terminated (Worker.terminate() on a
+  // thread that holds WebAssembly is a known source of crashes at teardown: nodejs/node#47748).
+  if (request.close && !("error" in answer)) port.close();
 });
 port.postMessage({ ready: true });

@@ -127,9 +127,12 @@ export async function startPGliteWorker(dataDir: string | undefined): Promise<PG
       return { rows: answer.rows as R[], affectedRows: answer.affectedRows };
     },
     async close() {
+      const ended = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
       await ask({ close: true });
-      worker.removeAllListeners("exit");
-      await worker.terminate();
+      // The thread ends by itself after closing; terminated only if it has not within a second.
+      const late = setTimeout(() => void worker.terminate(), 1000);
+      await ended;
+      clearTimeout(late);
     },
     async terminate() {
       worker.removeAllListeners("exit");
