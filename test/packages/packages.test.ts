@@ -40,9 +40,11 @@ const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
  * 242 kB with them, and 255 kB with the rules of round four in `/model` (the subscriber cursor, the idempotency key,
  * the content type) and `/validate-answers`: the tarball budget went from 250 to 265 kB, the install's from 1.5 to
  * 1.6 MB (1.55 MB); and with every zod check worded as the server words it (an enum's message lists its values),
- * 266 kB: the budget is 275 kB.
+ * 266 kB: the budget is 275 kB. The TanStack Query options for every framework (`/query`, `/vue-query`,
+ * `/svelte-query`: about 55 kB installed with their declarations and source maps, the entries' page types named so
+ * that their declarations do not spell them out) took it to 274.5 kB and 1.62 MB: the budgets are 285 kB and 1.65 MB.
  */
-const budget = { contractTarball: 275_000, contractInstall: 1_600_000, clientBundle: 10_000 };
+const budget = { contractTarball: 285_000, contractInstall: 1_650_000, clientBundle: 10_000 };
 /** The skeleton's budget (issue 26): Express, express-openapi-validator and the contract are 108 packages, 16 MB. */
 const skeletonBudget = { packages: 115, bytes: 20_000_000 };
 
@@ -150,14 +152,24 @@ describe.skipIf(onCitus)("package checks", () => {
     // attw exits non-zero on any problem it does not ignore. The contract is dual (ESM and CommonJS) and resolves
     // under node10 too, so it gets every check (openapi.yaml is data, not a module); the packages of the commands are
     // ESM-only (documented), which attw's esm-only profile accepts: it ignores node10 and require() resolution. So
-    // are the contract's ./msw, ./react-query and ./zod entries (their users are ES module apps), checked on their
+    // are the contract's ./msw, ./query, ./react-query, ./vue-query, ./svelte-query and ./zod entries (their users are ES module apps), checked on their
     // own with that profile, and so is ./model.
     const contract = name === "@novu-query/contract";
     const attw = (args: string[]) =>
       JSON.parse(run(bin("attw"), [tarballs[name] as string, ...args, "--format", "json"], root)).analysis;
     const esmOnly = (problems: { resolutionKind: string }[]) =>
       problems.filter((problem) => !["node10", "node16-cjs"].includes(problem.resolutionKind));
-    const esmEntries = ["./msw", "./model", "./react-query", "./zod", "./validate-answers", "./json-pointer"];
+    const esmEntries = [
+      "./msw",
+      "./model",
+      "./query",
+      "./react-query",
+      "./vue-query",
+      "./svelte-query",
+      "./zod",
+      "./validate-answers",
+      "./json-pointer",
+    ];
     const analysis = attw(
       contract ? ["--exclude-entrypoints", "./openapi.yaml", ...esmEntries] : ["--profile", "esm-only"],
     );
