@@ -11,7 +11,7 @@
  * Every kind is an `ApiRequestError`, with the answer's `headers`, `requestId` (`X-Request-Id`), `retryAfter` (seconds,
  * from `Retry-After`) and `rateLimit` (`RateLimit-*`).
  */
-import { type OperationId, operationTable } from "../generated/operations.js";
+import { type OperationId, operationStatuses } from "../generated/operations.js";
 import type { operations } from "../generated/schema.js";
 
 type Responses<Op extends OperationId> = operations[Op]["responses"];
@@ -183,7 +183,7 @@ export interface FetchAnswer {
 }
 
 function isContractBody(operationId: OperationId, status: number, body: unknown): body is ContractErrorBody {
-  if (!(operationTable[operationId].statuses as readonly number[]).includes(status)) return false;
+  if (!(operationStatuses[operationId] as readonly number[]).includes(status)) return false;
   if (typeof body !== "object" || body === null) return false;
   const { statusCode, error, message, errors } = body as Record<string, unknown>;
   if (statusCode !== status || typeof error !== "string" || typeof message !== "string") return false;

@@ -129,85 +129,121 @@ function idempotencyKeyOf(variables: PatchSubscriberVariables): string {
   return key;
 }
 
+/** An operation's options function with its client bound: `(api, query) => options` as `(query) => options`. */
+export type Bound<F> = F extends (api: ApiClient, ...rest: infer Rest) => infer Options
+  ? (...rest: Rest) => Options
+  : never;
+
 /** What a `queryFn` is handed (every adapter's context has at least this). */
 export interface QueryContext {
   signal: AbortSignal;
 }
 
-export function createQueryOptions(api: ApiClient) {
+/** One page of a subscriber search. */
+export function searchSubscribersOptions(api: ApiClient, query: SearchSubscribersQuery = {}) {
   return {
-    keys: queryKeys as QueryKeys,
-
-    /** One page of a subscriber search. */
-    searchSubscribers: (query: SearchSubscribersQuery = {}) => ({
-      queryKey: queryKeys.searchSubscribers(query) as SearchKey,
-      queryFn: ({ signal }: QueryContext): Promise<SearchPage> =>
-        dataOrThrow("searchSubscribers", api.GET("/v2/subscribers", { params: { query }, signal })),
-    }),
-
-    /** Every page of a subscriber search, cursor after cursor: `fetchNextPage()` follows `next` until it is null. */
-    searchSubscribersInfinite: (query: SearchPagesQuery = {}) => ({
-      queryKey: queryKeys.searchSubscribersInfinite(query) as SearchPagesKey,
-      initialPageParam: undefined as string | undefined,
-      queryFn: ({ pageParam, signal }: QueryContext & { pageParam: string | undefined }): Promise<SearchPage> =>
-        dataOrThrow(
-          "searchSubscribers",
-          api.GET("/v2/subscribers", {
-            params: { query: pageParam === undefined ? query : { ...query, after: pageParam } },
-            signal,
-          }),
-        ),
-      getNextPageParam: (last: SearchPage): string | undefined => last.next ?? undefined,
-    }),
-
-    /** One page of notifications. */
-    listNotifications: (query: ListNotificationsQuery = {}) => ({
-      queryKey: queryKeys.listNotifications(query) as ListKey,
-      queryFn: ({ signal }: QueryContext): Promise<NotificationsPage> =>
-        dataOrThrow("listNotifications", api.GET("/v1/notifications", { params: { query }, signal })),
-    }),
-
-    /** Every page of notifications from page 0: `fetchNextPage()` asks for the next page while `hasMore`. */
-    listNotificationsInfinite: (query: ListPagesQuery = {}) => ({
-      queryKey: queryKeys.listNotificationsInfinite(query) as ListPagesKey,
-      initialPageParam: 0,
-      queryFn: ({ pageParam, signal }: QueryContext & { pageParam: number }): Promise<NotificationsPage> =>
-        dataOrThrow(
-          "listNotifications",
-          api.GET("/v1/notifications", { params: { query: { ...query, page: pageParam } }, signal }),
-        ),
-      getNextPageParam: (last: NotificationsPage): number | undefined => (last.hasMore ? last.page + 1 : undefined),
-    }),
-
-    /** One notification, whole. */
-    notification: (notificationId: string) => ({
-      queryKey: queryKeys.notification(notificationId) as NotificationKey,
-      queryFn: ({ signal }: QueryContext): Promise<Notification> =>
-        dataOrThrow(
-          "getNotification",
-          api.GET("/v1/notifications/{notificationId}", { params: { path: { notificationId } }, signal }),
-        ),
-    }),
-
-    /**
-     * The PATCH of a subscriber; invalidate `keys.subscribers()` on success to refresh searches. Each `mutate` call
-     * sends one idempotency key, the same on each of its retries (`retry: retryPolicy().retry`), so a retry of a PATCH
-     * that was applied gets its first answer instead of applying it twice.
-     */
-    patchSubscriber: () => ({
-      mutationKey: ["novu-query", "subscribers", "patch"] as PatchKey,
-      mutationFn: (variables: PatchSubscriberVariables): Promise<Subscriber> =>
-        dataOrThrow(
-          "patchSubscriber",
-          api.PATCH("/v2/subscribers/{subscriberId}", {
-            params: { path: { subscriberId: variables.subscriberId } },
-            body: variables.body,
-            headers: { "idempotency-key": idempotencyKeyOf(variables) },
-          }),
-        ),
-    }),
+    queryKey: queryKeys.searchSubscribers(query) as SearchKey,
+    queryFn: ({ signal }: QueryContext): Promise<SearchPage> =>
+      dataOrThrow("searchSubscribers", api.GET("/v2/subscribers", { params: { query }, signal })),
   };
 }
 
-/** The neutral options of each operation, as `createQueryOptions` makes them. */
-export type QueryOptionsFactory = ReturnType<typeof createQueryOptions>;
+/** Every page of a subscriber search, cursor after cursor: `fetchNextPage()` follows `next` until it is null. */
+export function searchSubscribersInfiniteOptions(api: ApiClient, query: SearchPagesQuery = {}) {
+  return {
+    queryKey: queryKeys.searchSubscribersInfinite(query) as SearchPagesKey,
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam, signal }: QueryContext & { pageParam: string | undefined }): Promise<SearchPage> =>
+      dataOrThrow(
+        "searchSubscribers",
+        api.GET("/v2/subscribers", {
+          params: { query: pageParam === undefined ? query : { ...query, after: pageParam } },
+          signal,
+        }),
+      ),
+    getNextPageParam: (last: SearchPage): string | undefined => last.next ?? undefined,
+  };
+}
+
+/** One page of notifications. */
+export function listNotificationsOptions(api: ApiClient, query: ListNotificationsQuery = {}) {
+  return {
+    queryKey: queryKeys.listNotifications(query) as ListKey,
+    queryFn: ({ signal }: QueryContext): Promise<NotificationsPage> =>
+      dataOrThrow("listNotifications", api.GET("/v1/notifications", { params: { query }, signal })),
+  };
+}
+
+/** Every page of notifications from page 0: `fetchNextPage()` asks for the next page while `hasMore`. */
+export function listNotificationsInfiniteOptions(api: ApiClient, query: ListPagesQuery = {}) {
+  return {
+    queryKey: queryKeys.listNotificationsInfinite(query) as ListPagesKey,
+    initialPageParam: 0,
+    queryFn: ({ pageParam, signal }: QueryContext & { pageParam: number }): Promise<NotificationsPage> =>
+      dataOrThrow(
+        "listNotifications",
+        api.GET("/v1/notifications", { params: { query: { ...query, page: pageParam } }, signal }),
+      ),
+    getNextPageParam: (last: NotificationsPage): number | undefined => (last.hasMore ? last.page + 1 : undefined),
+  };
+}
+
+/** One notification, whole. */
+export function notificationOptions(api: ApiClient, notificationId: string) {
+  return {
+    queryKey: queryKeys.notification(notificationId) as NotificationKey,
+    queryFn: ({ signal }: QueryContext): Promise<Notification> =>
+      dataOrThrow(
+        "getNotification",
+        api.GET("/v1/notifications/{notificationId}", { params: { path: { notificationId } }, signal }),
+      ),
+  };
+}
+
+/**
+ * The PATCH of a subscriber; invalidate `keys.subscribers()` on success to refresh searches. Each `mutate` call sends
+ * one idempotency key, the same on each of its retries (`retry: retryPolicy().retry`), so a retry of a PATCH that was
+ * applied gets its first answer instead of applying it twice.
+ */
+export function patchSubscriberOptions(api: ApiClient) {
+  return {
+    mutationKey: ["novu-query", "subscribers", "patch"] as PatchKey,
+    mutationFn: (variables: PatchSubscriberVariables): Promise<Subscriber> =>
+      dataOrThrow(
+        "patchSubscriber",
+        api.PATCH("/v2/subscribers/{subscriberId}", {
+          params: { path: { subscriberId: variables.subscriberId } },
+          body: variables.body,
+          headers: { "idempotency-key": idempotencyKeyOf(variables) },
+        }),
+      ),
+  };
+}
+
+/**
+ * Every operation's options bound to one client, by the names `/react-query`'s `createQueries` uses. Each is also
+ * exported on its own (`searchSubscribersInfiniteOptions(api, query)`, ...): a bundle that imports one carries only
+ * that one.
+ */
+/** Each operation's options with the client bound: what `createQueryOptions` returns, its members named by their functions. */
+export interface QueryOptions {
+  keys: QueryKeys;
+  searchSubscribers: Bound<typeof searchSubscribersOptions>;
+  searchSubscribersInfinite: Bound<typeof searchSubscribersInfiniteOptions>;
+  listNotifications: Bound<typeof listNotificationsOptions>;
+  listNotificationsInfinite: Bound<typeof listNotificationsInfiniteOptions>;
+  notification: Bound<typeof notificationOptions>;
+  patchSubscriber: Bound<typeof patchSubscriberOptions>;
+}
+
+export function createQueryOptions(api: ApiClient): QueryOptions {
+  return {
+    keys: queryKeys as QueryKeys,
+    searchSubscribers: (query?: SearchSubscribersQuery) => searchSubscribersOptions(api, query),
+    searchSubscribersInfinite: (query?: SearchPagesQuery) => searchSubscribersInfiniteOptions(api, query),
+    listNotifications: (query?: ListNotificationsQuery) => listNotificationsOptions(api, query),
+    listNotificationsInfinite: (query?: ListPagesQuery) => listNotificationsInfiniteOptions(api, query),
+    notification: (notificationId: string) => notificationOptions(api, notificationId),
+    patchSubscriber: () => patchSubscriberOptions(api),
+  };
+}

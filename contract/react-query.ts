@@ -8,6 +8,8 @@
  *   const { data } = useInfiniteQuery(queries.searchSubscribersInfinite({ email: "@example.com" }));
  *   const rename = useMutation({ ...queries.patchSubscriber(), onSuccess: () => client.invalidateQueries({ queryKey: queries.keys.subscribers() }) });
  *
+ * Or one operation on its own, so that a bundle carries only it: `useQuery(notificationOptions(api, id))`.
+ *
  * `query.error?.statusCode === 422` gives `query.error.body.errors`, `query.error?.kind === "unexpected"` is an answer
  * that is not the contract's (a proxy's page), `query.error?.retryAfter` the seconds a 429 or 503 asks to wait.
  * `retryPolicy()` retries as those answers ask.
@@ -21,20 +23,21 @@ import type {
   SearchSubscribersQuery,
   Subscriber,
 } from "./index.js";
-import {
-  createQueryOptions,
-  type ListKey,
-  type ListPagesKey,
-  type ListPagesQuery,
-  type NotificationKey,
-  type NotificationsPage,
-  type PatchSubscriberVariables,
-  type QueryKeys,
-  type SearchKey,
-  type SearchPage,
-  type SearchPagesKey,
-  type SearchPagesQuery,
+import type {
+  Bound,
+  ListKey,
+  ListPagesKey,
+  ListPagesQuery,
+  NotificationKey,
+  NotificationsPage,
+  PatchSubscriberVariables,
+  QueryKeys,
+  SearchKey,
+  SearchPage,
+  SearchPagesKey,
+  SearchPagesQuery,
 } from "./query.js";
+import * as neutral from "./query.js";
 
 export {
   isRetryable,
@@ -44,57 +47,80 @@ export {
   retryPolicy,
 } from "./query.js";
 
-export function createQueries(api: ApiClient) {
-  const options = createQueryOptions(api);
+/** One page of a subscriber search. */
+export function searchSubscribersOptions(api: ApiClient, query?: SearchSubscribersQuery) {
+  return queryOptions<SearchPage, OperationError<"searchSubscribers">, SearchPage, SearchKey>(
+    neutral.searchSubscribersOptions(api, query),
+  );
+}
+
+/** Every page of a subscriber search, cursor after cursor: `fetchNextPage()` follows `next` until it is null. */
+export function searchSubscribersInfiniteOptions(api: ApiClient, query?: SearchPagesQuery) {
+  return infiniteQueryOptions<
+    SearchPage,
+    OperationError<"searchSubscribers">,
+    InfiniteData<SearchPage, string | undefined>,
+    SearchPagesKey,
+    string | undefined
+  >(neutral.searchSubscribersInfiniteOptions(api, query));
+}
+
+/** One page of notifications. */
+export function listNotificationsOptions(api: ApiClient, query?: ListNotificationsQuery) {
+  return queryOptions<NotificationsPage, OperationError<"listNotifications">, NotificationsPage, ListKey>(
+    neutral.listNotificationsOptions(api, query),
+  );
+}
+
+/** Every page of notifications from page 0: `fetchNextPage()` asks for the next page while `hasMore`. */
+export function listNotificationsInfiniteOptions(api: ApiClient, query?: ListPagesQuery) {
+  return infiniteQueryOptions<
+    NotificationsPage,
+    OperationError<"listNotifications">,
+    InfiniteData<NotificationsPage, number>,
+    ListPagesKey,
+    number
+  >(neutral.listNotificationsInfiniteOptions(api, query));
+}
+
+/** One notification, whole. */
+export function notificationOptions(api: ApiClient, notificationId: string) {
+  return queryOptions<Notification, OperationError<"getNotification">, Notification, NotificationKey>(
+    neutral.notificationOptions(api, notificationId),
+  );
+}
+
+/**
+ * The PATCH of a subscriber; invalidate `keys.subscribers()` on success to refresh searches. Each `mutate` call
+ * sends one idempotency key, the same on each of its retries, so a retry of a PATCH that was applied gets its first
+ * answer instead of applying it twice.
+ */
+export function patchSubscriberOptions(api: ApiClient) {
+  return mutationOptions<Subscriber, OperationError<"patchSubscriber">, PatchSubscriberVariables>(
+    neutral.patchSubscriberOptions(api),
+  );
+}
+
+/** Every operation's options bound to one client; each is also exported on its own (above). */
+/** Each operation's options with the client bound: what `createQueries` returns, its members named by their functions. */
+export interface Queries {
+  keys: QueryKeys;
+  searchSubscribers: Bound<typeof searchSubscribersOptions>;
+  searchSubscribersInfinite: Bound<typeof searchSubscribersInfiniteOptions>;
+  listNotifications: Bound<typeof listNotificationsOptions>;
+  listNotificationsInfinite: Bound<typeof listNotificationsInfiniteOptions>;
+  notification: Bound<typeof notificationOptions>;
+  patchSubscriber: Bound<typeof patchSubscriberOptions>;
+}
+
+export function createQueries(api: ApiClient): Queries {
   return {
-    keys: options.keys as QueryKeys,
-
-    /** One page of a subscriber search. */
-    searchSubscribers: (query: SearchSubscribersQuery = {}) =>
-      queryOptions<SearchPage, OperationError<"searchSubscribers">, SearchPage, SearchKey>(
-        options.searchSubscribers(query),
-      ),
-
-    /** Every page of a subscriber search, cursor after cursor: `fetchNextPage()` follows `next` until it is null. */
-    searchSubscribersInfinite: (query: SearchPagesQuery = {}) =>
-      infiniteQueryOptions<
-        SearchPage,
-        OperationError<"searchSubscribers">,
-        InfiniteData<SearchPage, string | undefined>,
-        SearchPagesKey,
-        string | undefined
-      >(options.searchSubscribersInfinite(query)),
-
-    /** One page of notifications. */
-    listNotifications: (query: ListNotificationsQuery = {}) =>
-      queryOptions<NotificationsPage, OperationError<"listNotifications">, NotificationsPage, ListKey>(
-        options.listNotifications(query),
-      ),
-
-    /** Every page of notifications from page 0: `fetchNextPage()` asks for the next page while `hasMore`. */
-    listNotificationsInfinite: (query: ListPagesQuery = {}) =>
-      infiniteQueryOptions<
-        NotificationsPage,
-        OperationError<"listNotifications">,
-        InfiniteData<NotificationsPage, number>,
-        ListPagesKey,
-        number
-      >(options.listNotificationsInfinite(query)),
-
-    /** One notification, whole. */
-    notification: (notificationId: string) =>
-      queryOptions<Notification, OperationError<"getNotification">, Notification, NotificationKey>(
-        options.notification(notificationId),
-      ),
-
-    /**
-     * The PATCH of a subscriber; invalidate `keys.subscribers()` on success to refresh searches. Each `mutate` call
-     * sends one idempotency key, the same on each of its retries, so a retry of a PATCH that was applied gets its first
-     * answer instead of applying it twice.
-     */
-    patchSubscriber: () =>
-      mutationOptions<Subscriber, OperationError<"patchSubscriber">, PatchSubscriberVariables>(
-        options.patchSubscriber(),
-      ),
+    keys: neutral.queryKeys as QueryKeys,
+    searchSubscribers: (query?: SearchSubscribersQuery) => searchSubscribersOptions(api, query),
+    searchSubscribersInfinite: (query?: SearchPagesQuery) => searchSubscribersInfiniteOptions(api, query),
+    listNotifications: (query?: ListNotificationsQuery) => listNotificationsOptions(api, query),
+    listNotificationsInfinite: (query?: ListPagesQuery) => listNotificationsInfiniteOptions(api, query),
+    notification: (notificationId: string) => notificationOptions(api, notificationId),
+    patchSubscriber: () => patchSubscriberOptions(api),
   };
 }

@@ -59,4 +59,12 @@ export const operationTable = {
 
 export type OperationId = keyof typeof operationTable;
 
-export const operationIds = Object.keys(operationTable) as OperationId[];
+export const operationIds = /*#__PURE__*/ Object.keys(operationTable) as OperationId[];
+
+/** Each operation's declared statuses alone: what the client's errors read, without bundling the whole table. */
+export const operationStatuses = {
+  getNotification: [200, 400, 401, 404, 414, 422, 429, 500, 503],
+  listNotifications: [200, 400, 401, 402, 414, 422, 429, 500, 503],
+  patchSubscriber: [200, 400, 401, 404, 409, 413, 414, 415, 422, 429, 500, 503],
+  searchSubscribers: [200, 400, 401, 414, 422, 429, 500, 503],
+} as const satisfies Record<OperationId, readonly number[]>;

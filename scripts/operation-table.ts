@@ -112,6 +112,8 @@ export function renderOperationTable(rows: OperationRow[]): string {
     "/** Every operation of the contract: method, OpenAPI path, Express path, declared statuses, query parameters with their defaults and bounds, path parameters' examples, each status's named examples. */\n" +
     `export const operationTable = {\n${entries.join("")}} as const satisfies Record<keyof operations, unknown>;\n\n` +
     "export type OperationId = keyof typeof operationTable;\n\n" +
-    "export const operationIds = Object.keys(operationTable) as OperationId[];\n"
+    "export const operationIds = /*#__PURE__*/ Object.keys(operationTable) as OperationId[];\n\n" +
+    "/** Each operation's declared statuses alone: what the client's errors read, without bundling the whole table. */\n" +
+    `export const operationStatuses = {\n${rows.map((row) => `  ${row.operationId}: [${row.statuses.join(", ")}],\n`).join("")}} as const satisfies Record<OperationId, readonly number[]>;\n`
   );
 }

@@ -172,6 +172,42 @@ for (const [name, text] of Object.entries(entries)) {
 }
 console.log(JSON.stringify(sizes));
 `,
+  "bundle-options.mjs": `import { writeFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import { build } from "vite";
+
+// What one operation's query options add to an app that already uses the typed client: each bundle holds the client
+// and a call of it; React and React Query stay outside (the app has them whatever it imports from us).
+const client = 'import { createClient } from "@novu-query/contract";\\nconst api = createClient({ baseUrl: "/api", apiKey: "k" });\\n';
+const entries = {
+  client: \`\${client}globalThis.use = [api.GET("/v2/subscribers", {})];\\n\`,
+  searchSubscribers: \`import { searchSubscribersInfiniteOptions } from "@novu-query/contract/react-query";\\n\${client}globalThis.use = [searchSubscribersInfiniteOptions(api, { limit: 10 })];\\n\`,
+  listNotifications: \`import { listNotificationsOptions } from "@novu-query/contract/react-query";\\n\${client}globalThis.use = [listNotificationsOptions(api, { limit: 10 })];\\n\`,
+  getNotification: \`import { notificationOptions } from "@novu-query/contract/react-query";\\n\${client}globalThis.use = [notificationOptions(api, "n")];\\n\`,
+  patchSubscriber: \`import { patchSubscriberOptions, retryPolicy } from "@novu-query/contract/react-query";\\n\${client}globalThis.use = [patchSubscriberOptions(api), retryPolicy()];\\n\`,
+  all: \`import { createQueries, retryPolicy } from "@novu-query/contract/react-query";\\n\${client}globalThis.use = [createQueries(api), retryPolicy()];\\n\`,
+};
+const sizes = {};
+for (const [name, text] of Object.entries(entries)) {
+  writeFileSync(\`options-\${name}.js\`, text);
+  const output = await build({
+    configFile: false,
+    logLevel: "silent",
+    build: {
+      write: false,
+      minify: true,
+      rollupOptions: { input: \`options-\${name}.js\`, external: [/^react/, /^@tanstack\\//] },
+    },
+  });
+  const code = (Array.isArray(output) ? output : [output])
+    .flatMap((result) => result.output)
+    .filter((chunk) => chunk.type === "chunk")
+    .map((chunk) => chunk.code)
+    .join("");
+  sizes[name] = { min: code.length, gzip: gzipSync(code).length };
+}
+console.log(JSON.stringify(sizes));
+`,
   "check.mjs": `import { InfiniteQueryObserver, QueryClient, QueryObserver } from "@tanstack/react-query";
 import { createClient } from "@novu-query/contract";
 import { createFactories } from "@novu-query/contract/factories";
@@ -325,6 +361,18 @@ describe("the zod schemas in a Vite bundle", () => {
     expect(sizes.contract.min - sizes.hand.min).toBeLessThanOrEqual(500);
     // Unmarked, the module kept every schema: over 10 kB more (the measured 0.3.0 cost was 15.7 kB).
     expect(sizes.unmarked.min - sizes.hand.min).toBeGreaterThan(10_000);
+  }, 120_000);
+});
+
+describe("the query options in a Vite bundle", () => {
+  it("add at most 1 kB gzip over the typed client for one operation, imported on its own", () => {
+    const sizes = JSON.parse(mustRun(process.execPath, ["bundle-options.mjs"]).trim().split("\n").at(-1) as string);
+    console.log(`the query options bundled by Vite (bytes over the typed client's bundle): ${JSON.stringify(sizes)}`);
+    for (const operation of ["searchSubscribers", "listNotifications", "getNotification", "patchSubscriber"]) {
+      expect(sizes[operation].gzip - sizes.client.gzip, operation).toBeLessThanOrEqual(1024);
+    }
+    // Every operation at once costs more than one: the per-operation imports are what keep one operation small.
+    expect(sizes.all.gzip).toBeGreaterThan(sizes.searchSubscribers.gzip);
   }, 120_000);
 });
 

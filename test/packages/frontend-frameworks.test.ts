@@ -104,11 +104,12 @@ const files: Record<string, string> = {
   "vue/vite.config.ts": `import vue from "@vitejs/plugin-vue";\nimport { defineConfig } from "vite";\nexport default defineConfig({ plugins: [vue()] });\n`,
   "vue/src/env.d.ts": `declare module "*.vue" {\n  const component: import("vue").Component;\n  export default component;\n}\n`,
   "vue/src/subscribers.ts": `import { createClient } from "@novu-query/contract";
-import { createQueries, retryPolicy } from "@novu-query/contract/vue-query";
+import { createQueries, notificationOptions, retryPolicy } from "@novu-query/contract/vue-query";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/vue-query";
 import { computed } from "vue";
 
-export const queries = createQueries(createClient({ baseUrl: "/api", apiKey: "demo" }));
+const api = createClient({ baseUrl: "/api", apiKey: "demo" });
+export const queries = createQueries(api);
 
 export function useSubscribers() {
   const client = useQueryClient();
@@ -126,7 +127,8 @@ export function useSubscribers() {
 }
 
 export function useNotificationId(notificationId: string) {
-  const notification = useQuery({ ...queries.notification(notificationId), ...retryPolicy() });
+  // One operation imported on its own, as a screen that needs only it does.
+  const notification = useQuery({ ...notificationOptions(api, notificationId), ...retryPolicy() });
   return computed((): string | undefined => notification.data.value?._id);
 }
 `,
