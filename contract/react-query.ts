@@ -6,7 +6,7 @@
  *
  *   const queries = createQueries(api);
  *   const { data } = useInfiniteQuery(queries.searchSubscribersInfinite({ email: "@example.com" }));
- *   const rename = useMutation({ ...queries.patchSubscriber(), onSuccess: () => client.invalidateQueries({ queryKey: queries.keys.subscribers() }) });
+ *   const rename = useMutation({ ...queries.patchSubscriber(), onSuccess: () => void client.invalidateQueries({ queryKey: queries.keys.subscribers() }) });
  *
  * Or one operation on its own, so that a bundle carries only it: `useQuery(notificationOptions(api, id))`.
  *

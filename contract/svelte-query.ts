@@ -6,7 +6,7 @@
  *
  *   const queries = createQueries(api);
  *   const pages = createInfiniteQuery(() => queries.searchSubscribersInfinite({ email: "@example.com" }));
- *   const rename = createMutation(() => ({ ...queries.patchSubscriber(), onSuccess: () => client.invalidateQueries({ queryKey: queries.keys.subscribers() }) }));
+ *   const rename = createMutation(() => ({ ...queries.patchSubscriber(), onSuccess: () => void client.invalidateQueries({ queryKey: queries.keys.subscribers() }) }));
  *
  * Or one operation on its own, so that a bundle carries only it: `createQuery(() => notificationOptions(api, id))`.
  */

@@ -13,6 +13,7 @@ import {
   useQueryClient,
 } from "@tanstack/react-query";
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { http } from "msw";
 import { setupServer } from "msw/node";
 import createQueryClient from "openapi-react-query";
 import { createElement as h, type ReactNode } from "react";
@@ -56,13 +57,15 @@ function RenameFirst() {
   const search = useQuery(queries.searchSubscribers({ limit: 3, orderBy: "createdAt", orderDirection: "ASC" }));
   const rename = useMutation({
     ...queries.patchSubscriber(),
-    onSuccess: () => client.invalidateQueries({ queryKey: queries.keys.subscribers() }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: queries.keys.subscribers() }),
   });
   const first = search.data?.data[0];
   return h(
     "div",
     null,
     h("p", { "data-testid": "first" }, first ? `${first.firstName} (v${first.__v})` : "loading"),
+    h("p", { "data-testid": "form" }, `${rename.isPending ? "Saving…" : rename.isSuccess ? "Saved" : "Idle"}`),
+    h("p", { "data-testid": "search" }, search.isFetching ? "refreshing" : "fresh"),
     first &&
       h(
         "button",
@@ -101,6 +104,31 @@ describe("TanStack Query over the typed client", () => {
     const version = Number(before.match(/\(v(\d+)\)/)?.[1]);
     fireEvent.click(screen.getByText("Rename"));
     await waitFor(() => expect(screen.getByTestId("first").textContent).toBe(`Ada (v${version + 1})`));
+  });
+
+  it("frees the form as soon as the PATCH is answered, while the search still refetches", async () => {
+    withClient(h(RenameFirst));
+    await waitFor(() => expect(screen.getByTestId("first").textContent).not.toBe("loading"));
+    // The refetch after the PATCH waits (as one that waits out a 429's Retry-After would) until the gate opens.
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    server.use(
+      http.get(
+        "*/v2/subscribers",
+        async () => {
+          await gate;
+          return undefined; // on to the stateful handler
+        },
+        { once: true },
+      ),
+    );
+    fireEvent.click(screen.getByText("Rename"));
+    await waitFor(() => expect(screen.getByTestId("form").textContent).toBe("Saved"));
+    expect(screen.getByTestId("search").textContent).toBe("refreshing");
+    open();
+    await waitFor(() => expect(screen.getByTestId("search").textContent).toBe("fresh"));
   });
 
   it("works with openapi-react-query's createClient, given the typed client as it is", async () => {

@@ -77,7 +77,7 @@ export function App() {
   const latest = $api.useQuery("get", "/v1/notifications", { params: { query: { limit: 5, severity: ["high"] } } });
   const rename = useMutation({
     ...queries.patchSubscriber(),
-    onSuccess: () => client.invalidateQueries({ queryKey: queries.keys.subscribers() }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: queries.keys.subscribers() }),
   });
   const rows = pages.data?.pages.flatMap((page) => page.data) ?? [];
   return (

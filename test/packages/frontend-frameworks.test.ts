@@ -117,7 +117,7 @@ export function useSubscribers() {
   const rows = computed(() => pages.data.value?.pages.flatMap((page) => page.data) ?? []);
   const rename = useMutation({
     ...queries.patchSubscriber(),
-    onSuccess: () => client.invalidateQueries({ queryKey: queries.keys.subscribers() }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: queries.keys.subscribers() }),
   });
   const problem = computed(() => {
     const error = pages.error.value;
@@ -184,7 +184,7 @@ export function subscribers() {
   const pages = createInfiniteQuery(() => queries.searchSubscribersInfinite({ limit: 10 }));
   const rename = createMutation(() => ({
     ...queries.patchSubscriber(),
-    onSuccess: () => client.invalidateQueries({ queryKey: queries.keys.subscribers() }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: queries.keys.subscribers() }),
   }));
   const rows = () => pages.data?.pages.flatMap((page) => page.data) ?? [];
   const problem = () => {
