@@ -11,7 +11,7 @@
  * Every kind is an `ApiRequestError`, with the answer's `headers`, `requestId` (`X-Request-Id`), `retryAfter` (seconds,
  * from `Retry-After`) and `rateLimit` (`RateLimit-*`).
  */
-import { type OperationId, operationStatuses } from "../generated/operations.js";
+import { type OperationId, operationStatuses, type ValidationKeys } from "../generated/operations.js";
 import type { operations } from "../generated/schema.js";
 
 type Responses<Op extends OperationId> = operations[Op]["responses"];
@@ -25,8 +25,19 @@ export type SuccessBodyOf<Op extends OperationId> = JsonOf<Responses<Op>[200 & k
  * operations (`OperationId`, the default of `OperationError`), every body any of them declares.
  */
 export type ErrorBodyOf<Op extends OperationId> = Op extends OperationId
-  ? { [S in keyof Responses<Op>]: S extends 200 ? never : JsonOf<Responses<Op>[S]> }[keyof Responses<Op>]
+  ? {
+      [S in keyof Responses<Op>]: S extends 200 ? never : KeyedErrors<JsonOf<Responses<Op>[S]>, Op>;
+    }[keyof Responses<Op>]
   : never;
+
+/**
+ * A 422 body whose `errors` names the operation's inputs: `error.body.errors["body.email"]` completes and checks the
+ * key (`ValidationKeys` in the operation table, generated from the spec). Any other key is still read as an issue,
+ * since an unknown field is named too (`body.fristName`).
+ */
+type KeyedErrors<Body, Op extends OperationId> = Body extends { statusCode: 422; errors: Record<string, infer Issue> }
+  ? Omit<Body, "errors"> & { errors: { [Key in ValidationKeys[Op]]?: Issue } & Record<string, Issue | undefined> }
+  : Body;
 
 /** What every contract error body has. */
 export interface ContractErrorBody {

@@ -61,6 +61,14 @@ export type OperationId = keyof typeof operationTable;
 
 export const operationIds = /*#__PURE__*/ Object.keys(operationTable) as OperationId[];
 
+/** The keys a 422's `errors` names for each operation's declared inputs (an unknown field is named as well, as `body.<field>`). */
+export interface ValidationKeys {
+  getNotification: "path.notificationId" | "headers.idempotency-key";
+  listNotifications: "query.channels" | `query.channels[${number}]` | "query.templates" | `query.templates[${number}]` | "query.emails" | `query.emails[${number}]` | "query.search" | "query.subscriberIds" | `query.subscriberIds[${number}]` | "query.severity" | `query.severity[${number}]` | "query.page" | "query.limit" | "query.transactionId" | "query.topicKey" | "query.after" | "query.before" | "headers.idempotency-key";
+  patchSubscriber: "path.subscriberId" | "headers.idempotency-key" | "body" | "body.firstName" | "body.lastName" | "body.email" | "body.phone" | "body.avatar" | "body.timezone" | "body.locale" | "body.data";
+  searchSubscribers: "query.after" | "query.before" | "query.limit" | "query.orderDirection" | "query.orderBy" | "query.includeCursor" | "query.email" | "query.name" | "query.phone" | "query.subscriberId" | "headers.idempotency-key";
+}
+
 /** Each operation's declared statuses alone: what the client's errors read, without bundling the whole table. */
 export const operationStatuses = {
   getNotification: [200, 400, 401, 404, 414, 422, 429, 500, 503],

@@ -26,6 +26,12 @@ export interface OperationRow {
   pathExamples: Record<string, string>;
   /** The names of each status's named examples (components/examples), in the spec's order. */
   examples: Record<string, string[]>;
+  /**
+   * The keys a 422's `errors` names for the operation's declared inputs, as TypeScript literal types: `query.limit`,
+   * `` `query.channels[${number}]` `` for an item of an array, `path.subscriberId`, `headers.idempotency-key`,
+   * `body.email`.
+   */
+  validationKeys: string[];
 }
 
 function exampleNames(spec: Spec, operation: OperationObject): Record<string, string[]> {
@@ -37,7 +43,7 @@ function exampleNames(spec: Spec, operation: OperationObject): Record<string, st
   return names;
 }
 
-function parametersIn(spec: Spec, operation: OperationObject, location: "query" | "path") {
+function parametersIn(spec: Spec, operation: OperationObject, location: "query" | "path" | "header") {
   return (operation.parameters ?? [])
     .map((raw) => resolveRef(spec, raw))
     .filter((parameter) => parameter.in === location)
@@ -46,6 +52,25 @@ function parametersIn(spec: Spec, operation: OperationObject, location: "query" 
       schema: resolveRef(spec, parameter.schema),
       example: parameter.example,
     }));
+}
+
+function validationKeys(spec: Spec, operation: OperationObject): string[] {
+  const keys: string[] = [];
+  for (const { name, schema } of parametersIn(spec, operation, "query")) {
+    keys.push(`"query.${name}"`);
+    if (schema.type === "array") keys.push(`\`query.${name}[\${number}]\``);
+  }
+  for (const { name } of parametersIn(spec, operation, "path")) keys.push(`"path.${name}"`);
+  for (const { name } of parametersIn(spec, operation, "header")) keys.push(`"headers.${name.toLowerCase()}"`);
+  if (operation.requestBody !== undefined) {
+    const content = resolveRef(spec, operation.requestBody).content as Record<string, { schema?: unknown }> | undefined;
+    const schema = resolveRef(spec, content?.["application/json"]?.schema);
+    keys.push(
+      '"body"',
+      ...Object.keys((schema.properties as object | undefined) ?? {}).map((name) => `"body.${name}"`),
+    );
+  }
+  return keys;
 }
 
 export function listOperations(spec: Spec): OperationRow[] {
@@ -83,6 +108,7 @@ export function listOperations(spec: Spec): OperationRow[] {
           parametersIn(spec, operation, "path").map(({ name, example }) => [name, String(example ?? "example")]),
         ),
         examples: exampleNames(spec, operation),
+        validationKeys: validationKeys(spec, operation),
       });
     }
   }
@@ -113,6 +139,8 @@ export function renderOperationTable(rows: OperationRow[]): string {
     `export const operationTable = {\n${entries.join("")}} as const satisfies Record<keyof operations, unknown>;\n\n` +
     "export type OperationId = keyof typeof operationTable;\n\n" +
     "export const operationIds = /*#__PURE__*/ Object.keys(operationTable) as OperationId[];\n\n" +
+    "/** The keys a 422's `errors` names for each operation's declared inputs (an unknown field is named as well, as `body.<field>`). */\n" +
+    `export interface ValidationKeys {\n${rows.map((row) => `  ${row.operationId}: ${row.validationKeys.join(" | ")};\n`).join("")}}\n\n` +
     "/** Each operation's declared statuses alone: what the client's errors read, without bundling the whole table. */\n" +
     `export const operationStatuses = {\n${rows.map((row) => `  ${row.operationId}: [${row.statuses.join(", ")}],\n`).join("")}} as const satisfies Record<OperationId, readonly number[]>;\n`
   );

@@ -1,4 +1,5 @@
 import { createClient, type NetworkError, type OperationError, type UnexpectedAnswerError } from "@novu-query/contract";
+import type { ValidationKeys } from "@novu-query/contract/operations";
 import { createQueries } from "@novu-query/contract/react-query";
 import { useInfiniteQuery, useMutation, useQuery } from "@tanstack/react-query";
 import { describe, expectTypeOf, it } from "vitest";
@@ -12,7 +13,16 @@ describe("the errors TanStack Query carries, typed per operation without a cast"
     expectTypeOf<Error>().toEqualTypeOf<OperationError<"listNotifications"> | null>();
     const error = {} as NonNullable<Error>;
     if (error.statusCode === 422) {
-      expectTypeOf(error.body.errors).toEqualTypeOf<Record<string, { messages: string[]; value: unknown }>>();
+      type Issue = { messages: string[]; value: unknown };
+      const { errors } = error.body;
+      // The keys the spec declares for this operation's inputs are properties (an editor lists them) ...
+      type Declared = keyof { [Key in keyof typeof errors as string extends Key ? never : Key]: true };
+      expectTypeOf<Declared>().toEqualTypeOf<ValidationKeys["listNotifications"]>();
+      expectTypeOf<"query.limit" | `query.channels[${number}]`>().toExtend<Declared>();
+      expectTypeOf<"body.email">().not.toExtend<Declared>();
+      expectTypeOf(errors["query.limit"]).toEqualTypeOf<Issue | undefined>();
+      // ... and a key the spec cannot know (an unknown field's) is still read, as an issue or nothing.
+      expectTypeOf(errors["query.nickname"]).toEqualTypeOf<Issue | undefined>();
     }
     if (error.statusCode === 402) {
       // @ts-expect-error only a 422 body has errors
