@@ -5,7 +5,7 @@
  * that is not the contract's and a network failure with no cast; a PATCH body field the contract lacks does not
  * compile, and the compiler's message names it) and builds with Vite. A script under Node 20 and Node 24 pages an
  * infinite query three times over MSW's stateful mode and to its end over the static handlers without a repeated id,
- * meets a 422, a proxy's HTML 502 and a 429 as typed errors, makes 10,000 subscribers and notifications with the
+ * meets a 422, a proxy's HTML 502 and a 429 as typed errors, has a malformed 200 refused by `validateAnswers`, makes 10,000 subscribers and notifications with the
  * factories and checks each against the spec, and parses every example of the spec with the zod schemas. Vite bundles
  * one zod schema imported from the contract, the same schema written by hand, and the contract's module as it was
  * before its schemas were marked pure: the first two must cost the same.
@@ -209,9 +209,10 @@ for (const [name, text] of Object.entries(entries)) {
 console.log(JSON.stringify(sizes));
 `,
   "check.mjs": `import { InfiniteQueryObserver, QueryClient, QueryObserver } from "@tanstack/react-query";
-import { createClient } from "@novu-query/contract";
+import { createClient, dataOrThrow } from "@novu-query/contract";
 import { createFactories } from "@novu-query/contract/factories";
-import { answer, createStatefulHandlers, handlers } from "@novu-query/contract/msw";
+import { answer, createStatefulHandlers, exampleBody, handlers } from "@novu-query/contract/msw";
+import { validateAnswers } from "@novu-query/contract/validate-answers";
 import { createQueries } from "@novu-query/contract/react-query";
 import spec from "@novu-query/contract/openapi.json" with { type: "json" };
 import * as zod from "@novu-query/contract/zod";
@@ -263,6 +264,15 @@ const errors = {
   gateway: { kind: gateway.kind, status: gateway.status, body: gateway.body },
   limited: { statusCode: limited.statusCode, retryAfter: limited.retryAfter, requestId: typeof limited.requestId },
 };
+// Answers checked before they reach the screen, when asked for: a malformed 200 is refused, naming the field.
+staticServer.use(
+  http.get("*/v1/notifications/:notificationId", () =>
+    HttpResponse.json({ ...exampleBody("getNotification", 200), createdAt: "yesterday" }),
+  ),
+);
+const checked = createClient({ baseUrl: "/api", apiKey: "demo", validateAnswers });
+const refusedAnswer = await dataOrThrow("getNotification", checked.GET("/v1/notifications/{notificationId}", { params: { path: { notificationId: "n-1" } } })).catch((error) => error);
+const validation = { kind: refusedAnswer.kind, fields: refusedAnswer.mismatches?.map((m) => m.path) };
 staticServer.close();
 
 const ajv = new Ajv2020({ strict: false });
@@ -291,7 +301,7 @@ for (const item of Object.values(spec.paths)) {
 }
 const parsed = examples.filter(([schema, value]) => schema.safeParse(value).success).length;
 const wrongRefused = !zod.zSubscriber.safeParse({ subscriberId: "" }).success;
-console.log(JSON.stringify({ node: process.version, pages, staticWalks, errors, valid, examples: examples.length, parsed, wrongRefused }));
+console.log(JSON.stringify({ node: process.version, pages, staticWalks, errors, validation, valid, examples: examples.length, parsed, wrongRefused }));
 `,
 };
 
@@ -391,6 +401,7 @@ describe.each(nodeRuntimes)("the contract's entries in the app under %s", (runti
       gateway: { kind: "unexpected", status: 502, body: "<html>Bad gateway</html>" },
       limited: { statusCode: 429, retryAfter: 1, requestId: "string" },
     });
+    expect(printed.validation).toEqual({ kind: "unexpected", fields: ["createdAt"] });
     expect(printed.valid).toBe(20_000);
     expect(printed.examples).toBeGreaterThan(30);
     expect(printed.parsed).toBe(printed.examples);
