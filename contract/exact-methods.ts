@@ -1,7 +1,7 @@
 /**
  * The typed client's GET and PATCH: openapi-fetch's, with compiler messages that name what is wrong. A path the
  * contract lacks says `not a GET path of the contract: /v2/subscriber`, and a PATCH body field it lacks says
- * `not in the contract: body.first_name` (openapi-fetch infers its options as a type parameter, so TypeScript's own
+ * `not in the contract: body.first_name (did you mean firstName?)` (openapi-fetch infers its options as a type parameter, so TypeScript's own
  * excess-property check does not look at the body). Query and path parameters are checked by TypeScript itself
  * (`'emial' does not exist ... Did you mean to write 'email'?`).
  *
@@ -35,10 +35,29 @@ type UnknownBodyFields<Init, Body> = Init extends { body?: infer Given }
     : Exclude<keyof Given & string, keyof NonNullable<Body>>
   : never;
 
+/** A name without case, `_` or `-`: `first_name`, `FirstName` and `firstName` are one. */
+type Squashed<Name extends string> = Name extends `${infer Head}_${infer Tail}`
+  ? Squashed<`${Head}${Tail}`>
+  : Name extends `${infer Head}-${infer Tail}`
+    ? Squashed<`${Head}${Tail}`>
+    : Lowercase<Name>;
+
+/** The declared field a wrong one most likely meant (the same but for case, `_` and `-`), or never. */
+type Meant<Wrong extends string, Fields extends string> = {
+  [Field in Fields]: Squashed<Field> extends Squashed<Wrong> ? Field : never;
+}[Fields];
+
+/** `body.first_name`, with `(did you mean firstName?)` when a declared field is the same but for case, `_` or `-`. */
+type Named<Wrong extends string, Fields extends string> = Wrong extends string
+  ? [Meant<Wrong, Fields>] extends [never]
+    ? `body.${Wrong}`
+    : `body.${Wrong} (did you mean ${Meant<Wrong, Fields>}?)`
+  : never;
+
 /** Nothing to add when the body is exact; else a property whose name says which fields are not in the contract. */
-type ExactBody<Undeclared extends string> = [Undeclared] extends [never]
+type ExactBody<Undeclared extends string, Body> = [Undeclared] extends [never]
   ? unknown
-  : { [Name in `not in the contract: body.${Undeclared}`]: Name };
+  : { [Name in `not in the contract: ${Named<Undeclared, keyof NonNullable<Body> & string>}`]: Name };
 
 export interface ExactMethod<M extends Method> {
   <Path extends PathOf<M>, Init extends MaybeOptionalInit<paths[Path], M>>(
@@ -53,7 +72,7 @@ export interface ExactMethod<M extends Method> {
   >(
     url: Path extends PathOf<M> ? Path : `not a ${Uppercase<M>} path of the contract: ${Path}`,
     ...init: Path extends PathOf<M>
-      ? InitParam<Init & NoInfer<ExactBody<UnknownBodyFields<Init, BodyOf<M, Path>>>>>
+      ? InitParam<Init & NoInfer<ExactBody<UnknownBodyFields<Init, BodyOf<M, Path>>, BodyOf<M, Path>>>>
       : [unknown?]
   ): Path extends PathOf<M> ? Answer<M, Path, Init> : never;
 }

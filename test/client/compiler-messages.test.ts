@@ -45,19 +45,24 @@ function messagesOf(calls: string[]): string[][] {
 
 describe("the compiler's message for a typo in a client call", () => {
   it("names the wrong body field, query parameter, path parameter and path, and nothing for a right call", () => {
-    const [body, query, pathParameter, path, postPath, right] = messagesOf([
+    const [body, query, pathParameter, path, postPath, right, two] = messagesOf([
       `api.PATCH("/v2/subscribers/{subscriberId}", { params: { path: { subscriberId: "a" } }, body: { first_name: "Ada" } })`,
       `api.GET("/v2/subscribers", { params: { query: { emial: "a@example.com" } } })`,
       `api.GET("/v1/notifications/{notificationId}", { params: { path: { notificationID: "x" } } })`,
       `api.GET("/v2/subscriber")`,
       `api.PATCH("/v2/subscriber/{subscriberId}", { params: { path: { subscriberId: "a" } }, body: {} })`,
       `api.PATCH("/v2/subscribers/{subscriberId}", { params: { path: { subscriberId: "a" } }, body: { firstName: "Ada", data: { plan: "pro" } } })`,
+      `api.PATCH("/v2/subscribers/{subscriberId}", { params: { path: { subscriberId: "a" } }, body: { nickname: "Ada", TimeZone: "UTC" } })`,
     ]);
-    expect(body?.join("\n")).toContain("not in the contract: body.first_name");
+    expect(body?.join("\n")).toContain("not in the contract: body.first_name (did you mean firstName?)");
     expect(query?.join("\n")).toContain("'emial' does not exist");
     expect(pathParameter?.join("\n")).toContain("'notificationID' does not exist");
     expect(path?.join("\n")).toContain("not a GET path of the contract: /v2/subscriber");
     expect(postPath?.join("\n")).toContain("not a PATCH path of the contract: /v2/subscriber/{subscriberId}");
     expect(right).toEqual([]);
+    // A field with no near name is named alone; each wrong field is named.
+    expect(two?.join("\n")).toContain("not in the contract: body.nickname");
+    expect(two?.join("\n")).not.toContain("body.nickname (did you mean");
+    expect(two?.join("\n")).toContain("body.TimeZone (did you mean timezone?)");
   }, 60_000);
 });
