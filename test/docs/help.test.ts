@@ -1,7 +1,7 @@
 /** Every command of the repository and of its packages answers `--help` with its usage, and exits 0. */
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { runCommand } from "../support/run-command.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const tsx = (script: string, ...args: string[]) => [process.execPath, "--import", "tsx", script, ...args];
@@ -25,19 +25,7 @@ const commands: [string, string[]][] = [
   ["npm run mutation (its report)", tsx("scripts/mutation/report.ts", "--help")],
 ];
 
-function run([command, ...args]: string[]): Promise<{ status: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command as string, args, { cwd: root, env: { ...process.env, DATABASE_URL: "" } });
-    let output = "";
-    child.stdout.on("data", (chunk) => {
-      output += String(chunk);
-    });
-    child.stderr.on("data", (chunk) => {
-      output += String(chunk);
-    });
-    child.on("close", (status) => resolve({ status, output }));
-  });
-}
+const run = ([command, ...args]: string[]) => runCommand(root, command as string, args, { DATABASE_URL: "" });
 
 describe("--help", () => {
   it("prints every command's usage and exits 0, doing nothing else", async () => {

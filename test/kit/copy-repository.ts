@@ -2,7 +2,7 @@
  * A temporary copy of the repository for the kit tests (add an operation, add a parameter): its files as a clone has
  * them, its packages linked as npm ci would, and a command runner.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,20 +11,8 @@ import { workspacePackages } from "../../scripts/packages.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
-/** Runs a command in the copy; resolves with its exit code and output (asynchronous: the tests it runs take a while). */
-export function run(cwd: string, command: string, args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ status: number | null; output: string }>((resolve) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, ...env } });
-    let output = "";
-    child.stdout.on("data", (chunk) => {
-      output += String(chunk);
-    });
-    child.stderr.on("data", (chunk) => {
-      output += String(chunk);
-    });
-    child.on("close", (status) => resolve({ status, output }));
-  });
-}
+/** Runs a command in the copy: test/support/run-command.ts. */
+export { runCommand as run } from "../support/run-command.js";
 
 /**
  * The repository's files as a clone has them (tracked, plus new files not ignored), and its installed packages as

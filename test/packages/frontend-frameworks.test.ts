@@ -6,14 +6,19 @@
  * each entry runs under its own adapter's QueryClient over MSW's stateful mode: an infinite search pages three times
  * to its end, and a PATCH whose first answer is a 503 is retried by `retryPolicy` with the same idempotency key and
  * applied once. The Vue check runs in Node as it is; the Svelte one is built by Vite for Node first, since
- * `@tanstack/svelte-query` ships `.svelte` components that only the Svelte compiler reads.
+ * `@tanstack/svelte-query` ships `.svelte` components that only the Svelte compiler reads. Last, each built app runs
+ * in headless Chromium against the stateful mock: it lists every subscriber by clicking "More" until the pages end, and
+ * a "Rename" saves a PATCH that the server keeps and the list then shows.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ServerProcess, startServerProcess } from "../../scripts/processes.js";
+import { launchBrowser, serveSite } from "../support/browser.js";
 import { packedTarballs } from "../support/tarballs.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -108,7 +113,9 @@ import { createQueries, notificationOptions, retryPolicy } from "@novu-query/con
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/vue-query";
 import { computed } from "vue";
 
-const api = createClient({ baseUrl: "/api", apiKey: "demo" });
+// The API and key from the page's address (?api=...&key=...), as a deployment's configuration would give them.
+const address = new URLSearchParams(globalThis.location?.search ?? "");
+const api = createClient({ baseUrl: address.get("api") ?? "/api", apiKey: address.get("key") ?? "demo" });
 export const queries = createQueries(api);
 
 export function useSubscribers() {
@@ -154,7 +161,7 @@ const { pages, rows, rename, problem } = useSubscribers();
 <template>
   <p v-if="problem">{{ problem }}</p>
   <ul>
-    <li v-for="s in rows" :key="s._id">
+    <li v-for="s in rows" :key="s._id" :data-id="s.subscriberId">
       {{ s.firstName }}
       <button type="button" @click="rename.mutate({ subscriberId: s.subscriberId, body: { firstName: 'Ada' } })">Rename</button>
     </li>
@@ -177,7 +184,11 @@ createApp(App).use(VueQueryPlugin).mount("#app");
 import { createQueries } from "@novu-query/contract/svelte-query";
 import { createInfiniteQuery, createMutation, useQueryClient } from "@tanstack/svelte-query";
 
-export const queries = createQueries(createClient({ baseUrl: "/api", apiKey: "demo" }));
+// The API and key from the page's address (?api=...&key=...), as a deployment's configuration would give them.
+const address = new URLSearchParams(globalThis.location?.search ?? "");
+export const queries = createQueries(
+  createClient({ baseUrl: address.get("api") ?? "/api", apiKey: address.get("key") ?? "demo" }),
+);
 
 export function subscribers() {
   const client = useQueryClient();
@@ -216,7 +227,7 @@ export function refused() {
 {#if problem()}<p>{problem()}</p>{/if}
 <ul>
   {#each rows() as s (s._id)}
-    <li>
+    <li data-id={s.subscriberId}>
       {s.firstName}
       <button type="button" onclick={() => rename.mutate({ subscriberId: s.subscriberId, body: { firstName: "Ada" } })}>Rename</button>
     </li>
@@ -339,4 +350,83 @@ describe.each([
     expect(printed.versions[1]).toBe(printed.versions[0] + 1);
     expect(printed.invalidates).toEqual(["novu-query", "subscribers"]);
   }, 120_000);
+});
+
+/** A Vite build's files, for serveSite: path -> [content type, text]. */
+function builtSite(dir: string): Record<string, [string, string]> {
+  const types: Record<string, string> = { html: "text/html", js: "text/javascript", css: "text/css" };
+  const files: Record<string, [string, string]> = {};
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    const type = types[entry.name.split(".").at(-1) ?? ""] ?? "application/octet-stream";
+    files[`/${path.slice(dir.length + 1)}`] = [type, readFileSync(path, "utf8")];
+  }
+  files["/"] = files["/index.html"] as [string, string];
+  return files;
+}
+
+describe("the built apps in headless Chromium, against the stateful mock", () => {
+  let mock: ServerProcess;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    // Built here too (a second or so each), so that these tests do not depend on the build tests having run.
+    for (const framework of ["vue", "svelte"]) vite("build", framework, "--logLevel", "warn");
+    mock = await startServerProcess({ DEMO_SUBSCRIBERS: "40", DEMO_NOTIFICATIONS: "10" }, ["mock"]);
+    browser = await launchBrowser();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await mock?.stop();
+  });
+
+  it.each(["vue", "svelte"])(
+    "%s: lists the subscribers page by page to the end, and saves a PATCH that the list then shows",
+    async (framework) => {
+      const key = mock.keys.Production as string;
+      const ask = async (query: string) =>
+        (await (
+          await fetch(`${mock.baseUrl}/v2/subscribers?${query}`, { headers: { authorization: `ApiKey ${key}` } })
+        ).json()) as {
+          totalCount: number;
+          data: { subscriberId: string; firstName: string | null }[];
+        };
+      const site = await serveSite(builtSite(join(app, framework, "dist")));
+      const page = await browser.newPage();
+      try {
+        await page.goto(`${site.url}?api=${encodeURIComponent(mock.baseUrl)}&key=${key}`);
+        await page.waitForSelector("li");
+        const more = page.getByRole("button", { name: "More" });
+        let pages = 1;
+        while ((await more.count()) > 0) {
+          const shown = await page.locator("li").count();
+          await more.click();
+          await page.waitForFunction((before) => document.querySelectorAll("li").length > before, shown);
+          pages++;
+        }
+        const ids = await page.locator("li").evaluateAll((items) => items.map((item) => item.getAttribute("data-id")));
+        expect(ids.length).toBe((await ask("limit=1")).totalCount);
+        expect(new Set(ids).size).toBe(ids.length);
+        expect(pages).toBe(Math.ceil(ids.length / 10));
+        expect(pages).toBeGreaterThan(1);
+
+        const target = ids[0] as string;
+        await page.locator(`li[data-id="${target}"]`).getByRole("button", { name: "Rename" }).click();
+        // The server keeps it, and the list shows it once its pages are fetched again (onSuccess invalidates them).
+        await expect
+          .poll(async () => (await ask(`subscriberId=${encodeURIComponent(target)}`)).data[0]?.firstName)
+          .toBe("Ada");
+        await page.waitForFunction(
+          (id) => /^\s*Ada\s+Rename\s*$/.test(document.querySelector(`li[data-id="${id}"]`)?.textContent ?? ""),
+          target,
+        );
+      } finally {
+        await page.close();
+        await site.close();
+      }
+    },
+    120_000,
+  );
 });

@@ -38,8 +38,10 @@ export interface Site {
  */
 export async function serveSite(files: Record<string, [contentType: string, body: string]>): Promise<Site> {
   const server = createServer((req, res) => {
-    const file = files[req.url ?? ""];
-    if (!file) return res.writeHead(req.url === "/favicon.ico" ? 204 : 404).end();
+    // By path: a page's query string (`/?api=...`) is the page's, not another file.
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    const file = files[path];
+    if (!file) return res.writeHead(path === "/favicon.ico" ? 204 : 404).end();
     res.writeHead(200, { "content-type": file[0] }).end(file[1]);
   });
   await new Promise<void>((resolve) => server.listen(0, "localhost", resolve));
