@@ -1,9 +1,9 @@
 /**
  * The typed client's GET and PATCH: openapi-fetch's, with compiler messages that name what is wrong. A path the
  * contract lacks says `not a GET path of the contract: /v2/subscriber`, and a PATCH body field it lacks says
- * `not in the contract: body.first_name (did you mean firstName?)` (openapi-fetch infers its options as a type parameter, so TypeScript's own
- * excess-property check does not look at the body). Query and path parameters are checked by TypeScript itself
- * (`'emial' does not exist ... Did you mean to write 'email'?`).
+ * `not in the contract: body.first_name (did you mean firstName?)` (openapi-fetch infers its options as a type
+ * parameter, so TypeScript's own excess-property check does not look at the body). Query and path parameters are
+ * checked by TypeScript itself (`'emial' does not exist ... Did you mean to write 'email'?`).
  *
  * Each method's first signature is openapi-fetch's own, so that tools taking an openapi-fetch `Client`
  * (openapi-react-query's `createClient`) accept this client as it is; `this: never` keeps calls from using it. It
