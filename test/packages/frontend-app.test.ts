@@ -10,32 +10,14 @@
  * one zod schema imported from the contract, the same schema written by hand, and the contract's module as it was
  * before its schemas were marked pure: the first two must cost the same.
  */
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appFolder, ours } from "../support/app-folder.js";
 import { nodeRuntimes } from "../support/node-runtimes.js";
 import { packedTarballs } from "../support/tarballs.js";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const app = mkdtempSync(join(tmpdir(), "novu-query-frontend-app-"));
-
-function run(command: string, args: string[], cwd = app) {
-  const result = spawnSync(command, args, { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
-  return { status: result.status, output: `${result.stdout}${result.stderr}` };
-}
-
-function mustRun(command: string, args: string[], cwd = app): string {
-  const { status, output } = run(command, args, cwd);
-  if (status !== 0) throw new Error(`${command} ${args.join(" ")} exited ${status}:\n${output}`);
-  return output;
-}
-
-/** The version this repository tests with, so the app meets what the tests here met. */
-const ours = (name: string) =>
-  `${name}@${JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")).version}`;
+const { dir: app, run, mustRun } = appFolder("novu-query-frontend-app-");
 
 const files: Record<string, string> = {
   "index.html": `<!doctype html><html><body><div id="root"></div><script type="module" src="/src/main.tsx"></script></body></html>\n`,

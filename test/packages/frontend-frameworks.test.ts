@@ -10,34 +10,16 @@
  * in headless Chromium against the stateful mock: it lists every subscriber by clicking "More" until the pages end, and
  * a "Rename" saves a PATCH that the server keeps and the list then shows.
  */
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ServerProcess, startServerProcess } from "../../scripts/processes.js";
+import { appFolder, ours } from "../support/app-folder.js";
 import { launchBrowser, serveSite } from "../support/browser.js";
 import { packedTarballs } from "../support/tarballs.js";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const app = mkdtempSync(join(tmpdir(), "novu-query-frameworks-app-"));
-
-function run(command: string, args: string[], cwd = app) {
-  const result = spawnSync(command, args, { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
-  return { status: result.status, output: `${result.stdout}${result.stderr}` };
-}
-
-function mustRun(command: string, args: string[], cwd = app): string {
-  const { status, output } = run(command, args, cwd);
-  if (status !== 0) throw new Error(`${command} ${args.join(" ")} exited ${status}:\n${output}`);
-  return output;
-}
-
-/** The version this repository tests with, so the app meets what the tests here met. */
-const ours = (name: string) =>
-  `${name}@${JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")).version}`;
+const { dir: app, run, mustRun } = appFolder("novu-query-frameworks-app-");
 
 /** What a screen shows for each way the search can fail: every branch narrows with no cast. */
 const problemOf = (error: string) => `if (!${error}) return undefined;
