@@ -220,30 +220,41 @@ export function patchSubscriberOptions(api: ApiClient) {
   };
 }
 
+/** Options functions by name, each taking the client first. */
+type OptionsFunctions = Record<string, (api: ApiClient, ...rest: never[]) => unknown>;
+
+/** The query keys and each options function with the client bound: what every entry's `createQueries` returns. */
+export type BoundOptions<Functions extends OptionsFunctions> = { keys: QueryKeys } & {
+  [Name in keyof Functions]: Bound<Functions[Name]>;
+};
+
+/** Binds the client to each options function, and adds the keys: `createQueryOptions` and each `createQueries`. */
+export function bindOptions<Functions extends OptionsFunctions>(
+  api: ApiClient,
+  functions: Functions,
+): BoundOptions<Functions> {
+  const bound: Record<string, unknown> = { keys: queryKeys };
+  for (const [name, options] of Object.entries(functions)) bound[name] = (...rest: never[]) => options(api, ...rest);
+  return bound as BoundOptions<Functions>;
+}
+
+const operations = {
+  searchSubscribers: searchSubscribersOptions,
+  searchSubscribersInfinite: searchSubscribersInfiniteOptions,
+  listNotifications: listNotificationsOptions,
+  listNotificationsInfinite: listNotificationsInfiniteOptions,
+  notification: notificationOptions,
+  patchSubscriber: patchSubscriberOptions,
+};
+
+/** Each operation's options with the client bound, and the keys. */
+export type QueryOptions = BoundOptions<typeof operations>;
+
 /**
  * Every operation's options bound to one client, by the names `/react-query`'s `createQueries` uses. Each is also
  * exported on its own (`searchSubscribersInfiniteOptions(api, query)`, ...): a bundle that imports one carries only
  * that one.
  */
-/** Each operation's options with the client bound: what `createQueryOptions` returns, its members named by their functions. */
-export interface QueryOptions {
-  keys: QueryKeys;
-  searchSubscribers: Bound<typeof searchSubscribersOptions>;
-  searchSubscribersInfinite: Bound<typeof searchSubscribersInfiniteOptions>;
-  listNotifications: Bound<typeof listNotificationsOptions>;
-  listNotificationsInfinite: Bound<typeof listNotificationsInfiniteOptions>;
-  notification: Bound<typeof notificationOptions>;
-  patchSubscriber: Bound<typeof patchSubscriberOptions>;
-}
-
 export function createQueryOptions(api: ApiClient): QueryOptions {
-  return {
-    keys: queryKeys as QueryKeys,
-    searchSubscribers: (query?: SearchSubscribersQuery) => searchSubscribersOptions(api, query),
-    searchSubscribersInfinite: (query?: SearchPagesQuery) => searchSubscribersInfiniteOptions(api, query),
-    listNotifications: (query?: ListNotificationsQuery) => listNotificationsOptions(api, query),
-    listNotificationsInfinite: (query?: ListPagesQuery) => listNotificationsInfiniteOptions(api, query),
-    notification: (notificationId: string) => notificationOptions(api, notificationId),
-    patchSubscriber: () => patchSubscriberOptions(api),
-  };
+  return bindOptions(api, operations);
 }

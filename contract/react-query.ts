@@ -24,14 +24,13 @@ import type {
   Subscriber,
 } from "./index.js";
 import type {
-  Bound,
+  BoundOptions,
   ListKey,
   ListPagesKey,
   ListPagesQuery,
   NotificationKey,
   NotificationsPage,
   PatchSubscriberVariables,
-  QueryKeys,
   SearchKey,
   SearchPage,
   SearchPagesKey,
@@ -101,26 +100,19 @@ export function patchSubscriberOptions(api: ApiClient) {
   );
 }
 
-/** Every operation's options bound to one client; each is also exported on its own (above). */
-/** Each operation's options with the client bound: what `createQueries` returns, its members named by their functions. */
-export interface Queries {
-  keys: QueryKeys;
-  searchSubscribers: Bound<typeof searchSubscribersOptions>;
-  searchSubscribersInfinite: Bound<typeof searchSubscribersInfiniteOptions>;
-  listNotifications: Bound<typeof listNotificationsOptions>;
-  listNotificationsInfinite: Bound<typeof listNotificationsInfiniteOptions>;
-  notification: Bound<typeof notificationOptions>;
-  patchSubscriber: Bound<typeof patchSubscriberOptions>;
-}
+const operations = {
+  searchSubscribers: searchSubscribersOptions,
+  searchSubscribersInfinite: searchSubscribersInfiniteOptions,
+  listNotifications: listNotificationsOptions,
+  listNotificationsInfinite: listNotificationsInfiniteOptions,
+  notification: notificationOptions,
+  patchSubscriber: patchSubscriberOptions,
+};
 
+/** Each operation's options with the client bound, and the keys. */
+export type Queries = BoundOptions<typeof operations>;
+
+/** Every operation's options bound to one client; each is also exported on its own (above). */
 export function createQueries(api: ApiClient): Queries {
-  return {
-    keys: neutral.queryKeys as QueryKeys,
-    searchSubscribers: (query?: SearchSubscribersQuery) => searchSubscribersOptions(api, query),
-    searchSubscribersInfinite: (query?: SearchPagesQuery) => searchSubscribersInfiniteOptions(api, query),
-    listNotifications: (query?: ListNotificationsQuery) => listNotificationsOptions(api, query),
-    listNotificationsInfinite: (query?: ListPagesQuery) => listNotificationsInfiniteOptions(api, query),
-    notification: (notificationId: string) => notificationOptions(api, notificationId),
-    patchSubscriber: () => patchSubscriberOptions(api),
-  };
+  return neutral.bindOptions(api, operations);
 }
