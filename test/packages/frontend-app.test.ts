@@ -10,14 +10,14 @@
  * one zod schema imported from the contract, the same schema written by hand, and the contract's module as it was
  * before its schemas were marked pure: the first two must cost the same.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appFolder, ours } from "../support/app-folder.js";
 import { nodeRuntimes } from "../support/node-runtimes.js";
 import { packedTarballs } from "../support/tarballs.js";
 
-const { dir: app, run, mustRun } = appFolder("novu-query-frontend-app-");
+const { dir: app, run, mustRun, write, install } = appFolder("novu-query-frontend-app-");
 
 const files: Record<string, string> = {
   "index.html": `<!doctype html><html><body><div id="root"></div><script type="module" src="/src/main.tsx"></script></body></html>\n`,
@@ -289,19 +289,8 @@ console.log(JSON.stringify({ node: process.version, pages, staticWalks, errors, 
 
 beforeAll(() => {
   const tarballs = packedTarballs();
-  for (const [file, text] of Object.entries(files)) {
-    mkdirSync(join(app, file, ".."), { recursive: true });
-    writeFileSync(join(app, file), text);
-  }
-  writeFileSync(
-    join(app, "package.json"),
-    `${JSON.stringify({ name: "frontend-app", private: true, type: "module" })}\n`,
-  );
-  mustRun("npm", [
-    "install",
-    "--no-audit",
-    "--no-fund",
-    "--prefer-offline",
+  write("frontend-app", files);
+  install([
     tarballs["@novu-query/contract"] as string,
     "react@19",
     "react-dom@19",

@@ -10,7 +10,7 @@
  * in headless Chromium against the stateful mock: it lists every subscriber by clicking "More" until the pages end, and
  * a "Rename" saves a PATCH that the server keeps and the list then shows.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,7 +19,7 @@ import { appFolder, ours } from "../support/app-folder.js";
 import { launchBrowser, serveSite } from "../support/browser.js";
 import { packedTarballs } from "../support/tarballs.js";
 
-const { dir: app, run, mustRun } = appFolder("novu-query-frameworks-app-");
+const { dir: app, run, mustRun, write, install } = appFolder("novu-query-frameworks-app-");
 
 /** What a screen shows for each way the search can fail: every branch narrows with no cast. */
 const problemOf = (error: string) => `if (!${error}) return undefined;
@@ -235,19 +235,8 @@ mount(Root, { target: document.getElementById("app") as HTMLElement });
 
 beforeAll(() => {
   const tarballs = packedTarballs();
-  for (const [file, text] of Object.entries(files)) {
-    mkdirSync(join(app, file, ".."), { recursive: true });
-    writeFileSync(join(app, file), text);
-  }
-  writeFileSync(
-    join(app, "package.json"),
-    `${JSON.stringify({ name: "frontend-frameworks-app", private: true, type: "module" })}\n`,
-  );
-  mustRun("npm", [
-    "install",
-    "--no-audit",
-    "--no-fund",
-    "--prefer-offline",
+  write("frontend-frameworks-app", files);
+  install([
     tarballs["@novu-query/contract"] as string,
     "vue@3",
     "@tanstack/vue-query@5",
@@ -273,10 +262,10 @@ describe("Vue and Svelte apps on the packed contract", () => {
     expect(run(process.execPath, tsc)).toEqual({ status: 0, output: "" });
     const refused = ["vue/src/refused.ts", "svelte/src/refused.ts"];
     const texts = refused.map((file) => readFileSync(join(app, file), "utf8"));
-    const write = (text: (n: number) => string) => {
+    const writeRefused = (text: (n: number) => string) => {
       for (const [n, file] of refused.entries()) writeFileSync(join(app, file), text(n));
     };
-    write((n) => (texts[n] as string).replaceAll("// @ts-expect-error", "//"));
+    writeRefused((n) => (texts[n] as string).replaceAll("// @ts-expect-error", "//"));
     try {
       const { status, output } = run(process.execPath, tsc);
       expect(status).not.toBe(0);
@@ -287,7 +276,7 @@ describe("Vue and Svelte apps on the packed contract", () => {
       }
       expect(output).toContain("nickname");
     } finally {
-      write((n) => texts[n] as string);
+      writeRefused((n) => texts[n] as string);
     }
   }, 120_000);
 

@@ -1,9 +1,10 @@
 /**
- * An app in a temporary folder, as a team outside the repository has one: commands run in it (exit code and output,
- * or the output and an error naming the command), and the versions this repository tests with, for its installs.
+ * An app in a temporary folder, as a team outside the repository has one: its files and package.json written, its
+ * packages installed with npm, commands run in it (exit code and output, or the output and an error naming the
+ * command), and the versions this repository tests with, for its installs.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,5 +26,16 @@ export function appFolder(prefix: string) {
     if (status !== 0) throw new Error(`${command} ${args.join(" ")} exited ${status}:\n${output}`);
     return output;
   };
-  return { dir, run, mustRun };
+  /** Writes the app's files (path -> text) and a package.json of an ES module app named `name`. */
+  const write = (name: string, files: Record<string, string>) => {
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(join(dir, file, ".."), { recursive: true });
+      writeFileSync(join(dir, file), text);
+    }
+    writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name, private: true, type: "module" })}\n`);
+  };
+  /** `npm install` of the packages (names, versions or tarballs), as quietly and offline as npm allows. */
+  const install = (packages: string[]) =>
+    mustRun("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", ...packages]);
+  return { dir, run, mustRun, write, install };
 }
