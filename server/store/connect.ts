@@ -1,4 +1,5 @@
 import { statfsSync } from "node:fs";
+import { join } from "node:path";
 import { Kysely, type KyselyConfig, PostgresDialect } from "kysely";
 import pg from "pg";
 import { lockDataDirectory } from "./data-directory-lock.js";
@@ -112,7 +113,7 @@ async function openPGliteSource(options: ConnectOptions): Promise<PGliteSource> 
     if (options.pgliteThread === false) return singleInstance(await openPGlite(options.dataDir), () => lock?.release());
     const { dataDir } = options;
     const supervisor = await PGliteSupervisor.start(() => startPGliteWorker(dataDir), {
-      diskFull: () => dataDir !== undefined && freeBytes(dataDir) < walSegmentBytes * 2,
+      diskFull: () => dataDir !== undefined && dataDirFree(dataDir) < walSegmentBytes * 2,
       lost: (error) => options.onConnectionError?.(error),
       reopened: (afterMs) => options.onReconnected?.(afterMs),
       reopenFailed: (error, attempt) => options.onReconnectFailed?.(error, attempt),
@@ -135,6 +136,11 @@ async function openPGliteSource(options: ConnectOptions): Promise<PGliteSource> 
 
 /** PostgreSQL makes its WAL 16 MB at a time: a disk with less free than two segments is full to it. */
 const walSegmentBytes = 16 * 1024 * 1024;
+
+/** The data directory's free space: the less of its own disk's and its WAL's (`pg_wal` may be a disk of its own). */
+function dataDirFree(dataDir: string): number {
+  return Math.min(freeBytes(dataDir), freeBytes(join(dataDir, "pg_wal")));
+}
 
 function freeBytes(dir: string): number {
   try {

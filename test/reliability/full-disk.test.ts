@@ -96,11 +96,12 @@ async function stopWithin(server: ServerProcess, ms: number): Promise<number> {
 
 const disks: SmallDisk[] = [];
 afterEach(() => {
-  for (const disk of disks.splice(0)) disk.unmount();
+  // The last mounted first: the WAL's disk is mounted inside the tables'.
+  for (const disk of disks.splice(0).reverse()) disk.unmount();
 });
 
-function smallDisk(ctx: { skip(note: string): never }): SmallDisk {
-  const disk = mountSmallDisk(96);
+function smallDisk(ctx: { skip(note: string): never }, sizeMb: number, at?: string): SmallDisk {
+  const disk = mountSmallDisk(sizeMb, at);
   if ("reason" in disk) return ctx.skip(`no small disk to fill: ${disk.reason}`);
   disks.push(disk);
   return disk;
@@ -110,22 +111,34 @@ const mb = 1024 * 1024;
 
 /**
  * Two ways a disk fills: a table that cannot grow (PostgreSQL's ERROR: the statement fails, the database goes on), and
- * a WAL segment that cannot be made (PANIC: PGlite's instance is gone). WAL segments are 16 MB, made whole before
- * they are written: with 16 MB free, the tables' growth leaves too little for the next segment before it fills itself.
+ * a WAL segment that cannot be made (PANIC: PGlite's instance is gone). To make each happen every time, the WAL
+ * (`pg_wal`) has a small disk of its own inside the data directory's, and only one of the two is filled: WAL segments
+ * are 16 MB, made whole before they are written, so with 1 MB left on the WAL's disk the next segment is what fails,
+ * and with 1 MB left on the tables' disk (the WAL's untouched) a table is. On one disk, which comes first depends on
+ * how much of the current segment is left when the disk fills (it did not always PANIC).
  */
 const ways = [
-  { way: "a table cannot grow", leave: 1 * mb, panics: false },
-  { way: "no WAL segment can be made", leave: 16 * mb, panics: true },
-];
+  { way: "a table cannot grow", full: "tables", panics: false },
+  { way: "no WAL segment can be made", full: "wal", panics: true },
+] as const;
 
-describe.each(ways)("a full disk under PGlite in DATA_DIR: $way", ({ leave, panics }) => {
+/** The server on a data directory whose tables and WAL have a small disk each; `full` is the one to fill. */
+async function serverOnSmallDisks(ctx: { skip(note: string): never }) {
+  const tables = smallDisk(ctx, 128);
+  const dataDir = join(tables.dir, "db");
+  // The data directory is made by the server's first start; its WAL then moves to a disk of its own.
+  await (await startServerProcess(env(dataDir))).stop();
+  const wal = smallDisk(ctx, 48, join(dataDir, "pg_wal"));
+  return { dataDir, disks: { tables, wal }, server: await startServerProcess(env(dataDir)) };
+}
+
+describe.each(ways)("a full disk under PGlite in DATA_DIR: $way", ({ full, panics }) => {
   it("is answered 503 'storage full', logged once, and recovered from without a restart; nothing acknowledged is lost", async (ctx) => {
-    const disk = smallDisk(ctx);
-    const dataDir = join(disk.dir, "db");
-    const server = await startServerProcess(env(dataDir));
+    const { dataDir, disks, server } = await serverOnSmallDisks(ctx);
+    const disk = disks[full];
     try {
       const subscriberId = await firstSubscriber(server);
-      disk.fill(leave);
+      disk.fill(1 * mb);
       const sent = await writeUntilFull(server, subscriberId);
       // Which way the disk filled: the PANIC is what the supervisor answers (the instance lost, then reopened).
       expect(server.output().includes("lost a database connection"), server.output().slice(-3000)).toBe(panics);
@@ -183,11 +196,10 @@ describe.each(ways)("a full disk under PGlite in DATA_DIR: $way", ({ leave, pani
   }, 180_000);
 
   it("lets SIGTERM end the process within SHUTDOWN_TIMEOUT_MS while the disk is still full", async (ctx) => {
-    const disk = smallDisk(ctx);
-    const server = await startServerProcess(env(join(disk.dir, "db")));
+    const { disks, server } = await serverOnSmallDisks(ctx);
     try {
       const subscriberId = await firstSubscriber(server);
-      disk.fill(leave);
+      disks[full].fill(1 * mb);
       expect((await writeUntilFull(server, subscriberId)).at(-1)?.status).toBe(503);
       expect(await stopWithin(server, shutdownTimeoutMs + 2000)).toBeLessThan(shutdownTimeoutMs + 2000);
     } finally {
