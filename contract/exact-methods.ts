@@ -5,9 +5,11 @@
  * parameter, so TypeScript's own excess-property check does not look at the body). Query and path parameters are
  * checked by TypeScript itself (`'emial' does not exist ... Did you mean to write 'email'?`).
  *
- * Each method's first signature is openapi-fetch's own, so that tools taking an openapi-fetch `Client`
- * (openapi-react-query's `createClient`) accept this client as it is; `this: never` keeps calls from using it. It
- * comes first because TypeScript reports the last signature's error when no signature fits.
+ * Each method's first signature takes no argument and cannot be called (its `this` is a sentence no object is): it is
+ * there so that tools taking an openapi-fetch `Client` (openapi-react-query's `createClient`) accept this client as it
+ * is, a signature with fewer parameters being assignable to any. A call passes a path, so TypeScript sets that
+ * signature aside by its arity and reports the other's error alone, in one message whose first line names the wrong
+ * field (no "No overload matches this call"); a call without a path says `GET needs a path of the contract`.
  */
 import type { FetchResponse, MaybeOptionalInit } from "openapi-fetch";
 import type { PathsWithMethod, RequiredKeysOf } from "openapi-typescript-helpers";
@@ -60,11 +62,7 @@ type ExactBody<Undeclared extends string, Body> = [Undeclared] extends [never]
   : { [Name in `not in the contract: ${Named<Undeclared, keyof NonNullable<Body> & string>}`]: Name };
 
 export interface ExactMethod<M extends Method> {
-  <Path extends PathOf<M>, Init extends MaybeOptionalInit<paths[Path], M>>(
-    this: never,
-    url: Path,
-    ...init: InitParam<Init>
-  ): Answer<M, Path, Init>;
+  (this: `${Uppercase<M>} needs a path of the contract`): never;
   // `string & {}` keeps editors offering the contract's paths while any text is taken, so that a wrong one is named.
   <
     Path extends PathOf<M> | (string & {}),

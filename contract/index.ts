@@ -125,7 +125,8 @@ export function createClient(options: ClientOptions): ApiClient {
       },
     });
   }
-  return client;
+  // openapi-fetch's client, whose GET and PATCH ExactMethod types more strictly (exact-methods.ts).
+  return client as ApiClient;
 }
 
 /** Every page of a subscriber search, following `next` until it is null. Errors throw `OperationError<"searchSubscribers">`. */

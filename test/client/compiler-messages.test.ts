@@ -44,8 +44,8 @@ function messagesOf(calls: string[]): string[][] {
 }
 
 describe("the compiler's message for a typo in a client call", () => {
-  it("names the wrong body field, query parameter, path parameter and path, and nothing for a right call", () => {
-    const [body, query, pathParameter, path, postPath, right, two] = messagesOf([
+  it("names the wrong body field, query parameter, path parameter and path in one message each, and nothing for a right call", () => {
+    const [body, query, pathParameter, path, postPath, right, two, none] = messagesOf([
       `api.PATCH("/v2/subscribers/{subscriberId}", { params: { path: { subscriberId: "a" } }, body: { first_name: "Ada" } })`,
       `api.GET("/v2/subscribers", { params: { query: { emial: "a@example.com" } } })`,
       `api.GET("/v1/notifications/{notificationId}", { params: { path: { notificationID: "x" } } })`,
@@ -53,8 +53,12 @@ describe("the compiler's message for a typo in a client call", () => {
       `api.PATCH("/v2/subscriber/{subscriberId}", { params: { path: { subscriberId: "a" } }, body: {} })`,
       `api.PATCH("/v2/subscribers/{subscriberId}", { params: { path: { subscriberId: "a" } }, body: { firstName: "Ada", data: { plan: "pro" } } })`,
       `api.PATCH("/v2/subscribers/{subscriberId}", { params: { path: { subscriberId: "a" } }, body: { nickname: "Ada", TimeZone: "UTC" } })`,
+      `api.GET()`,
     ]);
-    expect(body?.join("\n")).toContain("not in the contract: body.first_name (did you mean firstName?)");
+    // One message, whose first line names the field: not "No overload matches this call" with the field six lines on.
+    expect(body).toHaveLength(1);
+    expect(body?.[0]?.split("\n")[0]).toContain("not in the contract: body.first_name (did you mean firstName?)");
+    expect(body?.join("\n")).not.toContain("No overload");
     expect(query?.join("\n")).toContain("'emial' does not exist");
     expect(pathParameter?.join("\n")).toContain("'notificationID' does not exist");
     expect(path?.join("\n")).toContain("not a GET path of the contract: /v2/subscriber");
@@ -64,5 +68,7 @@ describe("the compiler's message for a typo in a client call", () => {
     expect(two?.join("\n")).toContain("not in the contract: body.nickname");
     expect(two?.join("\n")).not.toContain("body.nickname (did you mean");
     expect(two?.join("\n")).toContain("body.TimeZone (did you mean timezone?)");
+    expect(none?.join("\n")).toContain("GET needs a path of the contract");
+    expect([query, path, postPath, two, none].flat().join("\n")).not.toContain("No overload");
   }, 60_000);
 });
