@@ -37,7 +37,11 @@ async function replaceCounts(
   await sql`DROP TABLE kept_counts_recount`.execute(db);
 }
 
-/** Every kept count, recomputed from the rows (the same statements the migrations filled them with). */
+/**
+ * Every kept count, recomputed from the rows (the same statements the migrations filled them with). The domain and gram
+ * counts go to the recounting connection's slot (migration 007): on PGlite, whose one connection writes one slot, they
+ * stay one row per count.
+ */
 export async function recountKeptCounts(db: Kysely<Database>): Promise<void> {
   await replaceCounts(
     db,
@@ -48,15 +52,15 @@ export async function recountKeptCounts(db: Kysely<Database>): Promise<void> {
   await replaceCounts(
     db,
     "subscriber_email_domains",
-    ["environment_id", "domain", "live"],
-    sql`SELECT environment_id, email_domain(email_search), count(*) FROM subscribers
+    ["environment_id", "domain", "slot", "live"],
+    sql`SELECT environment_id, email_domain(email_search), kept_count_slot(), count(*) FROM subscribers
       WHERE NOT deleted AND email_search IS NOT NULL GROUP BY 1, 2`,
   );
   await replaceCounts(
     db,
     "subscriber_search_gram_counts",
-    ["environment_id", "searched", "gram", "live"],
-    sql`SELECT g.environment_id, g.searched, g.gram, count(*)
+    ["environment_id", "searched", "gram", "slot", "live"],
+    sql`SELECT g.environment_id, g.searched, g.gram, kept_count_slot(), count(*)
       FROM subscribers s, subscriber_search_grams(s.environment_id, s.email_search, s.phone_search, s.name_search) g
       WHERE NOT s.deleted GROUP BY 1, 2, 3`,
   );

@@ -88,6 +88,8 @@ export interface SubscriberCountsTable {
 export interface SubscriberEmailDomainsTable {
   environment_id: string;
   domain: string;
+  /** Which connection's row (migration 007): a domain's count is the sum of its rows. */
+  slot: ColumnType<number, never, never>;
   live: ColumnType<string, never, never>;
 }
 
@@ -96,6 +98,8 @@ export interface SubscriberSearchGramCountsTable {
   environment_id: string;
   searched: "email" | "phone" | "name";
   gram: string;
+  /** Which connection's row (migration 007): a count is the sum of a gram's rows. */
+  slot: ColumnType<number, never, never>;
   live: ColumnType<string, never, never>;
 }
 

@@ -283,12 +283,19 @@ export class SubscriberSearchQueries {
     counted: SelectQueryBuilder<Database, never, { n: number }>,
   ): Promise<number> {
     const cap = this.totalCountCap;
+    // The domains with a row of at least `largeDomain` (migration 003's partial index), each counted whole: the sum of
+    // all its rows, one per connection that wrote it (migration 007).
+    const largeDomains = this.reads
+      .selectFrom("subscriber_email_domains")
+      .select("domain")
+      .where("environment_id", "=", environmentId)
+      .where(sql.ref("live"), ">=", sql.lit(largeDomain))
+      .where(sql<SqlBool>`domain LIKE lower(${likeContains(term)})`);
     const inLargeDomains = this.reads
       .selectFrom("subscriber_email_domains")
       .select(sql<string>`coalesce(sum(live), 0)`.as("live"))
       .where("environment_id", "=", environmentId)
-      .where(sql.ref("live"), ">=", sql.lit(largeDomain))
-      .where(sql<SqlBool>`domain LIKE lower(${likeContains(term)})`);
+      .where("domain", "in", largeDomains);
     const row = await this.reads
       .selectNoFrom(sql<number>`CASE WHEN (${inLargeDomains}) > ${cap} THEN ${cap + 1} ELSE (${counted}) END`.as("n"))
       .executeTakeFirstOrThrow();

@@ -21,6 +21,7 @@ const commands: [string, string[]][] = [
   ["npm run bench", tsx("bench/run.ts", "--help")],
   ["npm run bench:data", tsx("bench/data.ts", "--help")],
   ["npm run bench:startup", tsx("bench/startup.ts", "--help")],
+  ["npm run bench:names", tsx("bench/name-patch.ts", "--help")],
   ["npm run soak", tsx("bench/soak.ts", "--help")],
   ["npm run mutation (its report)", tsx("scripts/mutation/report.ts", "--help")],
 ];

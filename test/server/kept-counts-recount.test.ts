@@ -12,17 +12,20 @@ import type { Store } from "../../server/store/store.js";
 import { drivers, emptyStores } from "../support/databases.js";
 
 const demo = { ...defaultDemoOptions, subscribers: 300, notifications: 500 };
+/** Each count table's counts, by key: the domain and gram counts summed over their slots (one per connection, migration 007). */
 const countTables = [
-  ["subscriber_counts", "environment_id"],
-  ["subscriber_email_domains", "environment_id, domain"],
-  ["subscriber_search_gram_counts", "environment_id, searched, gram"],
-  ["notification_term_counts", "environment_id, term"],
+  ["subscriber_counts", "environment_id", "live"],
+  ["subscriber_email_domains", "environment_id, domain", "sum(live)::bigint"],
+  ["subscriber_search_gram_counts", "environment_id, searched, gram", "sum(live)::bigint"],
+  ["notification_term_counts", "environment_id, term", "notifications"],
 ] as const;
 
 async function counts(store: Store): Promise<Record<string, unknown[]>> {
   const all: Record<string, unknown[]> = {};
-  for (const [table, key] of countTables) {
-    all[table] = (await sql.raw(`SELECT * FROM ${table} ORDER BY ${key}`).execute(store.db)).rows;
+  for (const [table, key, count] of countTables) {
+    all[table] = (
+      await sql.raw(`SELECT ${key}, ${count} AS n FROM ${table} GROUP BY ${key} ORDER BY ${key}`).execute(store.db)
+    ).rows;
   }
   return all;
 }
