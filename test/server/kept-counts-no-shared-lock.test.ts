@@ -1,9 +1,10 @@
 /**
  * Two connections that change subscribers' names and e-mail domains at once do not wait for each other (migration 007,
  * #45): each writes the kept gram and domain counts to rows of its own slot. Before, both updated the one row of each
- * shared gram ("a", "an", " ") and domain, and the second PATCH waited until the first committed; here it runs under `lock_timeout`, so a wait fails the test
- * with PostgreSQL's "canceling statement due to lock timeout" instead of slowing it. Plain PostgreSQL only: PGlite has
- * one connection, and on Citus the counts are written by the workers' backends, whose slots a client cannot choose.
+ * shared gram ("a", "an", " ") and domain, and the second PATCH waited until the first committed; here it runs under
+ * `lock_timeout`, so a wait fails the test with PostgreSQL's "canceling statement due to lock timeout" instead of
+ * slowing it. Plain PostgreSQL only: PGlite has one connection, and on Citus the counts are written by the workers'
+ * backends, whose slots a client cannot choose.
  */
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
@@ -38,7 +39,7 @@ describe.skipIf(!onPlainPostgres)("kept counts under concurrent name and e-mail 
     await server?.close();
   });
 
-  it("lets a second connection PATCH a name sharing every gram while the first has not committed", async () => {
+  it("lets a second connection PATCH a name and an e-mail sharing every gram and the domain while the first has not committed", async () => {
     const environmentId = server.production.environmentId;
     const [one, two] = (
       await server.store.db
@@ -64,7 +65,7 @@ describe.skipIf(!onPlainPostgres)("kept counts under concurrent name and e-mail 
     const patched = new Promise<void>((resolve) => {
       started = resolve;
     });
-    // The first PATCH changes a name and holds its transaction open.
+    // The first PATCH changes a name and an e-mail's domain, and holds its transaction open.
     const firstDone = first.store.transaction(async (tx) => {
       expect(
         await tx.subscribers.patch(environmentId, one, { firstName: "Anna Banana", email: "anna@shared.example" }),
