@@ -14,7 +14,7 @@ import { writeFileSync } from "node:fs";
 import { runIdempotently } from "@novu-query/express";
 import { sql } from "kysely";
 import pg from "pg";
-import { createCitusDatabase, dropCitusDatabase, parseWorkers } from "../scripts/citus-database.js";
+import { createCitusDatabase, dropCitusDatabase, parseWorkers, urlOf } from "../scripts/citus-database.js";
 import { exitWithUsageIfAsked } from "../scripts/usage.js";
 import { DatabaseIdempotencyStore } from "../server/database-idempotency.js";
 import { loadDemo } from "../server/demo/load.js";
@@ -22,6 +22,7 @@ import { defaultDemoOptions } from "../server/demo/options.js";
 import { type OpenedStore, openStore } from "../server/store/store.js";
 import { benchDatabaseUrl } from "./database.js";
 import { median, summarize } from "./stats.js";
+import { storeClosedLoop } from "./store-alone.js";
 
 exitWithUsageIfAsked(
   "Usage: npm run bench:names -- [--no-citus]   (BENCH_NAME_SUBSCRIBERS, BENCH_NAME_SECONDS, BENCH_DATABASE_URL) writes bench/NAME-PATCH.md",
@@ -97,43 +98,37 @@ async function prepare(store: OpenedStore, databaseName?: string): Promise<Targe
   };
 }
 
-/** Name PATCHes from `loops` loops for `seconds`; the share of sampled active backends that waited for a lock. */
-async function round(design: Target, loops: number, samplers: pg.Client[]) {
-  const until = performance.now() + seconds * 1000;
-  let done = 0;
-  const idempotency = new DatabaseIdempotencyStore(design.store.store);
-  const latencies: number[] = [];
-  const loop = async () => {
-    while (performance.now() < until) {
-      // Counted across rounds, so that no PATCH repeats a value a subscriber has (a PATCH that changes nothing writes
-      // nothing: one run measured no-ops, and no lock, in both layouts).
-      const n = patches++;
-      const id = design.subscriberIds[n % design.subscriberIds.length] as string;
-      const name = names[n % names.length] as string;
-      // Every other PATCH moves the address to another of three domains too: the domain counts move.
-      const body =
-        n % 2 === 0
-          ? { firstName: `${name} ${n}` }
-          : { firstName: `${name} ${n}`, email: `${name.toLowerCase()}.${n}@${domains[n % domains.length]}` };
-      const started = performance.now();
-      // As the server runs a PATCH: one transaction with its idempotency key's lock and stored answer.
-      await runIdempotently(
-        idempotency,
-        {
-          scope: design.environmentId,
-          key: `names-${process.pid}-${keys++}`,
-          method: "PATCH",
-          path: `/v2/subscribers/${id}`,
-          body,
-          ttlSeconds: 86_400,
-        },
-        async (tx) => ({ status: 200, body: await tx.subscribers.patch(design.environmentId, id, body) }),
-        (error) => ({ statusCode: error.status, message: error.message }) as never,
-      );
-      latencies.push(performance.now() - started);
-      done++;
-    }
+/** A name PATCH (every other one an e-mail's domain too), run as the server runs it: one transaction with its key. */
+function namePatch(target: Target, idempotency: DatabaseIdempotencyStore) {
+  return async () => {
+    // Counted across rounds, so that no PATCH repeats a value a subscriber has (a PATCH that changes nothing writes
+    // nothing: one run measured no-ops, and no lock, in both layouts).
+    const n = patches++;
+    const id = target.subscriberIds[n % target.subscriberIds.length] as string;
+    const name = names[n % names.length] as string;
+    const body =
+      n % 2 === 0
+        ? { firstName: `${name} ${n}` }
+        : { firstName: `${name} ${n}`, email: `${name.toLowerCase()}.${n}@${domains[n % domains.length]}` };
+    // As the server runs a PATCH: one transaction with its idempotency key's lock and stored answer.
+    await runIdempotently(
+      idempotency,
+      {
+        scope: target.environmentId,
+        key: `names-${process.pid}-${keys++}`,
+        method: "PATCH",
+        path: `/v2/subscribers/${id}`,
+        body,
+        ttlSeconds: 86_400,
+      },
+      async (tx) => ({ status: 200, body: await tx.subscribers.patch(target.environmentId, id, body) }),
+      (error) => ({ statusCode: error.status, message: error.message }) as never,
+    );
   };
+}
+
+/** Name PATCHes from `loops` loops for `seconds`; the share of sampled active backends that waited for a lock. */
+async function round(target: Target, loops: number, samplers: pg.Client[]) {
   let active = 0;
   let waiting = 0;
   let sampling = true;
@@ -143,7 +138,7 @@ async function round(design: Target, loops: number, samplers: pg.Client[]) {
         const { rows } = await sampler.query<{ active: string; waiting: string }>(
           `SELECT count(*) AS active, count(*) FILTER (WHERE wait_event_type = 'Lock') AS waiting
            FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND pid <> pg_backend_pid()`,
-          [design.databaseName],
+          [target.databaseName],
         );
         active += Number(rows[0]?.active);
         waiting += Number(rows[0]?.waiting);
@@ -151,13 +146,20 @@ async function round(design: Target, loops: number, samplers: pg.Client[]) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
-  const began = performance.now();
   const sampled = sample();
-  await Promise.all(Array.from({ length: loops }, loop));
-  const perSecond = done / ((performance.now() - began) / 1000);
+  const run = await storeClosedLoop(
+    target.store.store,
+    namePatch(target, new DatabaseIdempotencyStore(target.store.store)),
+    { connections: loops, seconds },
+  );
   sampling = false;
   await sampled;
-  return { perSecond, p99: summarize(latencies).p99, waitingShare: active === 0 ? 0 : waiting / active };
+  if (run.errors > 0) throw new Error(`${run.errors} name PATCHes failed in a round`);
+  return {
+    perSecond: run.requestsPerSecond,
+    p99: summarize(run.latenciesMs).p99,
+    waitingShare: active === 0 ? 0 : waiting / active,
+  };
 }
 
 let keys = 0;
@@ -249,15 +251,9 @@ async function onCitus(): Promise<Awaited<ReturnType<typeof compare>> | undefine
   const databaseName = "novu_bench_names_citus";
   await dropCitusDatabase(coordinator, workers, databaseName);
   const url = await createCitusDatabase(coordinator, workers, databaseName);
-  const samplers = [
-    url,
-    ...parseWorkers(workers).map(({ host, port }) => {
-      const worker = new URL(url);
-      worker.hostname = host;
-      worker.port = String(port);
-      return worker.toString();
-    }),
-  ].map((connectionString) => new pg.Client({ connectionString }));
+  const samplers = [url, ...parseWorkers(workers).map(({ host, port }) => urlOf(url, host, port, databaseName))].map(
+    (connectionString) => new pg.Client({ connectionString }),
+  );
   for (const sampler of samplers) await sampler.connect();
   const store = await openStore({ databaseUrl: url, totalCountCap: 50_000, poolSize: connections });
   try {

@@ -18,7 +18,8 @@ export function parseWorkers(workers: string): Node[] {
   });
 }
 
-function urlOf(base: string, host: string, port: number, database: string): string {
+/** `base` with another host, port and database. */
+export function urlOf(base: string, host: string, port: number, database: string): string {
   const url = new URL(base);
   url.hostname = host;
   url.port = String(port);
