@@ -6,11 +6,10 @@
  * slowing it. Plain PostgreSQL only: PGlite has one connection, and on Citus the counts are written by the workers'
  * backends, whose slots a client cannot choose.
  */
-import { Kysely, PostgresDialect, sql } from "kysely";
-import pg from "pg";
+import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../server/store/schema.js";
-import { Store } from "../../server/store/store.js";
+import { type OpenedStore, openStore, type Store } from "../../server/store/store.js";
 import { drivers, onCitus } from "../support/databases.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
@@ -18,24 +17,22 @@ const onPlainPostgres = drivers.includes("postgres") && !onCitus;
 
 describe.skipIf(!onPlainPostgres)("kept counts under concurrent name and e-mail PATCHes (postgres)", () => {
   let server: TestServer;
-  const pools: pg.Pool[] = [];
+  const opened: OpenedStore[] = [];
 
-  /** A store on a connection of its own, and that connection's slot. */
+  /** A store on a connection of its own (a pool of one), and that connection's slot. */
   async function connection(): Promise<{ store: Store; db: Kysely<Database>; slot: number }> {
-    const pool = new pg.Pool({ connectionString: server.databaseUrl, max: 1 });
-    // An idle connection ended by the database's drop at the end is no failure of this test.
-    pool.on("error", () => {});
-    pools.push(pool);
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const one = await openStore({ databaseUrl: server.databaseUrl, totalCountCap: 50_000, poolSize: 1 });
+    opened.push(one);
+    const { db } = one.store;
     const { rows } = await sql<{ slot: number }>`SELECT kept_count_slot() AS slot`.execute(db);
-    return { store: new Store(db, { totalCountCap: 50_000 }), db, slot: Number(rows[0]?.slot) };
+    return { store: one.store, db, slot: Number(rows[0]?.slot) };
   }
 
   beforeAll(async () => {
     server = await startTestServer({ driver: "postgres" });
   }, 120_000);
   afterAll(async () => {
-    await Promise.all(pools.map((pool) => pool.end()));
+    await Promise.all(opened.map((one) => one.close()));
     await server?.close();
   });
 
