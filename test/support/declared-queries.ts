@@ -35,6 +35,22 @@ export function someOf(
 }
 
 /**
+ * An input's values, those of the queried data set (the first) three times as often as the others' alone: a value
+ * from another environment selects nothing, so with two filters drawn evenly from two data sets most pages were
+ * empty (20 to 33 of 120 answers had rows), and a property over empty pages proves little.
+ */
+function queriedFirst(declaration: Declaration, data: ModelData[], seed: number): fc.Arbitrary<unknown> | undefined {
+  const mine = declaredValues(declaration, data.slice(0, 1), seed);
+  const seen = new Set(mine.map((value) => JSON.stringify(value)));
+  const others = declaredValues(declaration, data.slice(1), seed).filter((value) => !seen.has(JSON.stringify(value)));
+  const weighted = [
+    ...(mine.length > 0 ? [{ arbitrary: fc.constantFrom(...mine), weight: 3 }] : []),
+    ...(others.length > 0 ? [{ arbitrary: fc.constantFrom(...others), weight: 1 }] : []),
+  ];
+  return weighted.length === 0 ? undefined : fc.oneof(...weighted);
+}
+
+/**
  * Queries of an operation over `data` (the first data set is the one queried; the others' values select nothing in
  * it, or name another environment's rows): up to `maxFilters` filters, up to two cursor inputs, one bound of the
  * window, any of the paging and order inputs. Some are refused by the model (both cursors, a reversed window): callers skip those.
@@ -48,10 +64,10 @@ export function declaredQueries(
   for (const [place, name] of declaredInputs(id)) {
     if (place !== "query") continue;
     const declaration = (inputs[id].query as unknown as Record<string, Declaration>)[name] as Declaration;
-    const values = declaredValues(declaration, data, seed);
-    if (values.length === 0) continue;
+    const arbitrary = queriedFirst(declaration, data, seed);
+    if (arbitrary === undefined) continue;
     const group = declaration.kind === "subscriber-filter" ? "filter" : declaration.kind;
-    byKind.set(group, { ...byKind.get(group), [name]: fc.constantFrom(...values) });
+    byKind.set(group, { ...byKind.get(group), [name]: arbitrary });
   }
   const group = (kind: string) => byKind.get(kind) ?? {};
   return fc
