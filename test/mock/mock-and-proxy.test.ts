@@ -11,6 +11,7 @@ import type {
 } from "../../generated/schema.js";
 import { type PrismProcess, specFile, startPrism, startMock as startPrismMock } from "../../mock/prism.js";
 import { freePort, startMock } from "../../scripts/processes.js";
+import { outputMatching } from "../support/output.js";
 import { json, startTestServer, type TestServer } from "../support/server.js";
 
 const key = { authorization: "ApiKey any-key" };
@@ -180,7 +181,6 @@ describe("npm run proxy", () => {
     const messages = violations.map((v) => v.message).join("\n");
     expect(messages).toMatch(/next/);
     expect(messages).toMatch(/totalCount/);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(proxyToBroken.output()).toMatch(/Violation|violation/);
+    await outputMatching(proxyToBroken, /Violation|violation/);
   });
 });

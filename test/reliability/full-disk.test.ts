@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { messages } from "@novu-query/express";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ServerProcess, startServerProcess } from "../../scripts/processes.js";
+import { outputMatching } from "../support/output.js";
 import { mountSmallDisk, type SmallDisk } from "../support/small-disk.js";
 
 const shutdownTimeoutMs = 3000;
@@ -148,11 +149,7 @@ describe.each(ways)("a full disk under PGlite in DATA_DIR: $way", ({ full, panic
       // The log comes through a pipe, the answer through a socket: the answer can be read first (it was so once in
       // CI, where the log was then read empty). The supervisor's line of a lost instance is written before the
       // full disk's, on the same stream.
-      await until(
-        "the full disk was logged",
-        async () => server.output().includes('"code":"ENOSPC"') || undefined,
-        10_000,
-      );
+      await outputMatching(server, '"code":"ENOSPC"');
       // Which way the disk filled: the PANIC is what the supervisor answers (the instance lost, then reopened).
       expect(server.output().includes("lost a database connection"), server.output().slice(-3000)).toBe(panics);
       expect(Number(refused.retryAfter)).toBeGreaterThan(0);
