@@ -174,6 +174,12 @@ const subscriberFilterSql: {
   },
 };
 
+/** A page bound as it is written into a statement: a safe whole number, or the request is refused before any SQL. */
+function wholeNumber(value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`not a page bound: ${value}`);
+  return value;
+}
+
 /** Whether the query gives any filter on the notification itself (its window aside). */
 const hasFilter = (query: NotificationQuery) =>
   (Object.keys(filterSql) as FilterName[]).some((name) => given(query, name) !== undefined);
@@ -258,7 +264,12 @@ export class NotificationStore {
     recipients: SubscriberSelects,
   ) {
     const db = this.db as unknown as Kysely<Tables>;
-    const offset = query.page * query.limit;
+    // Written into the statement, not bound: a generic plan (D46) costs a bound LIMIT or OFFSET as a tenth of the rows
+    // and sorts the whole window for it (on the bench data, 445,000 rows and 130 ms for a page of the unfiltered list),
+    // where with the numbers in the text it reads the newest-first index until the page is full (0.4 ms). Both are
+    // whole numbers checked by the contract (limit 1-100, page an int32), so the text is a number and nothing else.
+    const limit = sql.lit(wholeNumber(query.limit + 1));
+    const offset = sql.lit(wholeNumber(query.page * query.limit));
     if (rareTerms) {
       return db
         .with(
@@ -275,7 +286,7 @@ export class NotificationStore {
         .orderBy("created_at", "desc")
         .orderBy("id", "desc")
         .offset(offset)
-        .limit(query.limit + 1);
+        .limit(limit);
     }
     return db
       .selectFrom("notifications as n")
@@ -284,7 +295,7 @@ export class NotificationStore {
       .orderBy("n.created_at", "desc")
       .orderBy("n.id", "desc")
       .offset(offset)
-      .limit(query.limit + 1);
+      .limit(limit);
   }
 
   /** The filter terms of the query's rarest term filter, when at most `rareTermLimit` notifications carry them. */
