@@ -174,7 +174,7 @@ const subscriberFilterSql: {
   },
 };
 
-/** A page bound as it is written into a statement: a safe whole number, or the request is refused before any SQL. */
+/** A page bound as it is written into a statement: a safe whole number (the contract checks both before the store). */
 function wholeNumber(value: number): number {
   if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`not a page bound: ${value}`);
   return value;
