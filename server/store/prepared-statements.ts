@@ -62,9 +62,16 @@ type Query = pg.PoolClient["query"];
 /** What a statement needs of the connection's `plan_cache_mode`: nothing (a lookup by key), its generic plan, or its values. */
 export type PlanNeed = "any" | "generic" | "values";
 
-/** What a statement (named or not by `names`) needs of the connection's `plan_cache_mode`. */
+/**
+ * What a statement (named or not by `names`) needs of the connection's `plan_cache_mode`. A named write (the PATCH's
+ * UPDATE) needs `auto` too: the triggers it fires run their statements in the session's mode, and after an unfiltered
+ * list left it on `force_generic_plan` the kept-count trigger's generic plans made a PATCH outside a transaction 84 ms
+ * where it takes 1.4 (measured on the bench data).
+ */
 export function planNeedOf(text: string, name: string | undefined): PlanNeed {
-  return name === undefined ? "values" : text.endsWith(genericMarker) ? "generic" : "any";
+  if (name === undefined) return "values";
+  if (text.endsWith(genericMarker)) return "generic";
+  return /^\s*select\b/i.test(text) ? "any" : "values";
 }
 
 /**
