@@ -10,7 +10,7 @@ export interface StartedProcess {
 
 /**
  * Spawns `command ...args` and resolves once its output satisfies `ready`; kills it and fails if it exits or takes
- * longer than `timeoutMs` first. The one spawn-and-wait loop of the workspace: the mock's Prism, and the tests' and
+ * longer than `timeoutMs` first. The one spawn-and-wait of the workspace: the mock's Prism, and the tests' and
  * benchmark's servers, start through it.
  */
 export async function spawnUntilReady(
@@ -28,13 +28,16 @@ export async function spawnUntilReady(
   child.stderr?.on("data", (chunk) => {
     log += String(chunk);
   });
-  const deadline = Date.now() + timeoutMs;
-  while (!ready(log)) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`${command} ${args.join(" ")} did not start:\n${log}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  if (
+    !(await outputSatisfies(
+      () => log,
+      ready,
+      timeoutMs,
+      () => child.exitCode !== null,
+    ))
+  ) {
+    child.kill("SIGKILL");
+    throw new Error(`${command} ${args.join(" ")} did not start:\n${log}`);
   }
   return {
     child,
@@ -42,4 +45,23 @@ export async function spawnUntilReady(
     exited: () =>
       new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", () => resolve()))),
   };
+}
+
+/**
+ * Whether a process's `output` came to satisfy `ready` within `timeoutMs` (checked every 50 ms), false at once when
+ * `ended` says it can no longer: the workspace's one wait on a process's output, for its start and for a line it
+ * logs later (test/support/output.ts).
+ */
+export async function outputSatisfies(
+  output: () => string,
+  ready: (output: string) => boolean,
+  timeoutMs: number,
+  ended: () => boolean = () => false,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ready(output())) {
+    if (ended() || Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
 }
