@@ -3,6 +3,7 @@
  * what it means. `loadConfig` reads them, `Config` is their type, and the settings table of docs/server.md is
  * rendered from them by `npm run build` (scripts/settings-table.ts).
  */
+import { availableParallelism } from "node:os";
 import { defaultSnapshotDir } from "./demo/snapshot.js";
 
 type Env = Record<string, string | undefined>;
@@ -63,6 +64,16 @@ const optionalDays: Setting<number | undefined>["read"] = (raw, variable, earlie
   integer(0, 0)(raw, variable, earlier) || undefined;
 
 const setting = <T>(declared: Setting<T>): Setting<T> => declared;
+
+/**
+ * The default of MAX_EXPENSIVE_IN_FLIGHT: a quarter of the turns, and no more than half the cores. An expensive search
+ * keeps one PostgreSQL backend busy for tens of milliseconds; two of them at once on two cores left cheap requests
+ * waiting for the CPU: on the benchmark's 2 cores, their p99 beside a flood of such searches was 72-230 ms with two at
+ * once and 47-84 ms with one (10-31 ms alone; D50).
+ */
+export function expensiveTurns(maxInFlight: number, cores: number): number {
+  return Math.max(1, Math.min(Math.floor(maxInFlight / 4), Math.floor(cores / 2)));
+}
 
 export const settings = {
   port: setting({
@@ -337,10 +348,10 @@ export const settings = {
   }),
   maxExpensiveInFlight: setting({
     variable: "MAX_EXPENSIVE_IN_FLIGHT",
-    shown: "¼ of `MAX_IN_FLIGHT` (≥ 1)",
+    shown: "¼ of `MAX_IN_FLIGHT`, at most half this machine's cores (≥ 1)",
     meaning:
-      "the same for expensive requests (substring filters, list pages deep into the results), which also take a turn of `MAX_IN_FLIGHT`",
-    read: integer((earlier) => Math.max(1, Math.floor((earlier.maxInFlight as number) / 4)), 1),
+      "the same for expensive requests (substring filters, list pages deep into the results), which also take a turn of `MAX_IN_FLIGHT`; each keeps a database core busy (raise it for a database on cores of its own, D50)",
+    read: integer((earlier) => expensiveTurns(earlier.maxInFlight as number, availableParallelism()), 1),
   }),
   maxExpensiveQueued: setting({
     variable: "MAX_EXPENSIVE_QUEUED",

@@ -4,12 +4,14 @@
  * statement past the timeout is cancelled and answered 503, with nothing of a PATCH kept (its idempotency record
  * neither), so a retry with the same key applies it once.
  */
+import { availableParallelism } from "node:os";
 import { type Handlers, messages } from "@novu-query/express";
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSpecAjv, validatorAt } from "../../conformance/spec-validator.js";
 import type { ErrorDto, Subscriber } from "../../generated/schema.js";
+import { expensiveTurns, loadConfig } from "../../server/config.js";
 import { costOf } from "../../server/cost.js";
 import { handlers as realHandlers } from "../../server/handlers/index.js";
 import { openStore } from "../../server/store/store.js";
@@ -47,6 +49,26 @@ describe("costOf", () => {
     expect(costOf("listNotifications", input({ page: 999, limit: 10 }), 10_000)).toBe("cheap");
     expect(costOf("listNotifications", input({ channels: ["email"], page: 0, limit: 10 }), 10_000)).toBe("cheap");
     expect(costOf("getNotification", input({}), 10_000)).toBe("cheap");
+  });
+});
+
+describe("MAX_EXPENSIVE_IN_FLIGHT's default", () => {
+  it("is a quarter of the turns, at most half the cores, and at least one", () => {
+    expect(expensiveTurns(10, 64)).toBe(2);
+    expect(expensiveTurns(40, 64)).toBe(10);
+    expect(expensiveTurns(10, 2)).toBe(1);
+    expect(expensiveTurns(40, 6)).toBe(3);
+    expect(expensiveTurns(10, 1)).toBe(1);
+    expect(expensiveTurns(3, 64)).toBe(1);
+  });
+
+  it("is what the server reads when it is unset, and the variable when it is set", () => {
+    const expected = expensiveTurns(loadConfig({}).maxInFlight, availableParallelism());
+    expect(loadConfig({}).maxExpensiveInFlight).toBe(expected);
+    expect(loadConfig({ MAX_EXPENSIVE_IN_FLIGHT: "5" }).maxExpensiveInFlight).toBe(5);
+    expect(loadConfig({ MAX_IN_FLIGHT: "400" }).maxExpensiveInFlight).toBe(
+      Math.min(100, Math.floor(availableParallelism() / 2)) || 1,
+    );
   });
 });
 

@@ -1,0 +1,50 @@
+/**
+ * bench/RESULTS.md re-rendered after one section was measured alone (`npm run bench:overload`, `npm run bench:citus`,
+ * `npm run bench:data`): each section shows its newest measurement, whether that is the full run's own or a later
+ * file measured alone.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { rerenderResults } from "../../bench/report.js";
+
+const fullRun = "bench/results/2026-11-27.json";
+const citusRun = "bench/results/citus-2026-11-27.json";
+
+describe("RESULTS.md re-rendered from the full run and the sections measured alone", () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  function benchDir(citusMeasuredAt: string, fullCitusMeasuredAt: string): string {
+    dir = mkdtempSync(join(os.tmpdir(), "bench-results-"));
+    const full = JSON.parse(readFileSync(fullRun, "utf8"));
+    const citus = JSON.parse(readFileSync(citusRun, "utf8"));
+    full.citus = { ...citus, measuredAt: fullCitusMeasuredAt };
+    cpSync("bench/results", join(dir, "results"), { recursive: true });
+    writeFileSync(join(dir, "results/2026-11-27.json"), JSON.stringify(full));
+    writeFileSync(
+      join(dir, "results/citus-2026-11-27.json"),
+      JSON.stringify({ ...citus, measuredAt: citusMeasuredAt }),
+    );
+    return dir;
+  }
+
+  it("shows a section measured alone after the full run, not the full run's older one", () => {
+    const at = benchDir("2026-11-27T05:43:00.000Z", "2026-11-27T01:34:00.000Z");
+    rerenderResults(at, () => {});
+    const results = readFileSync(join(at, "RESULTS.md"), "utf8");
+    expect(results).toContain("Measured 2026-11-27 05:43 UTC by `npm run bench:citus`");
+    expect(results).not.toContain("Measured 2026-11-27 01:34 UTC by `npm run bench:citus`");
+  });
+
+  it("keeps the full run's own section when it is the newer", () => {
+    const at = benchDir("2026-11-27T01:34:00.000Z", "2026-11-27T05:43:00.000Z");
+    rerenderResults(at, () => {});
+    expect(readFileSync(join(at, "RESULTS.md"), "utf8")).toContain(
+      "Measured 2026-11-27 05:43 UTC by `npm run bench:citus`",
+    );
+  });
+});
