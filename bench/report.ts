@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { cpuCategories } from "./cpu.js";
 import type { StatementPlan } from "./explain.js";
 import type { IngestTable } from "./ingest.js";
-import type { LoadResult } from "./load-results.js";
+import { type LoadResult, latestLoad } from "./load-results.js";
 import type { EmbeddedOverload, OverloadResult } from "./overload.js";
 import type { OperationProfile } from "./profile.js";
 import { renderStartup, type StartupResult } from "./startup.js";
@@ -110,9 +110,9 @@ export function latestSection<T>(dir: string, prefix: string): T | undefined {
 }
 
 /** The later of two measurements of one section (the full run's own, and its newest file measured alone). */
-function newest<T extends { measuredAt: string }>(a: T | undefined, b: T | undefined): T | undefined {
+function newest<T>(a: T | undefined, b: T | undefined, takenAt: (section: T) => string): T | undefined {
   if (!a || !b) return a ?? b;
-  return b.measuredAt > a.measuredAt ? b : a;
+  return takenAt(b) > takenAt(a) ? b : a;
 }
 
 /**
@@ -135,8 +135,10 @@ export function rerenderResults(dir: string, update: (latest: BenchResults) => v
   latest.embeddedOverload = newest(
     latest.embeddedOverload,
     latestSection<NonNullable<BenchResults["embeddedOverload"]>>(results, "overload-embedded-"),
+    (section) => section.measuredAt,
   );
-  latest.citus = newest(latest.citus, latestSection<CitusComparison>(results, "citus-"));
+  latest.citus = newest(latest.citus, latestSection<CitusComparison>(results, "citus-"), (c) => c.measuredAt);
+  latest.load = newest(latest.load, latestLoad(dir), (load) => load.startedAt);
   latest.targets = evaluateTargets(latest);
   writeFileSync(join(dir, "RESULTS.md"), renderMarkdown(latest, path));
 }

@@ -40,6 +40,25 @@ describe("RESULTS.md re-rendered from the full run and the sections measured alo
     expect(results).not.toContain("Measured 2026-11-27 01:34 UTC by `npm run bench:citus`");
   });
 
+  it("shows a load measured after the full run (npm run bench:data), not the full run's older one", () => {
+    const at = benchDir("2026-11-27T01:34:00.000Z", "2026-11-27T01:34:00.000Z");
+    const full = JSON.parse(readFileSync(join(at, "results/2026-11-27.json"), "utf8"));
+    writeFileSync(
+      join(at, "results/2026-11-27.json"),
+      JSON.stringify({ ...full, load: { ...full.load, startedAt: "2026-11-27T00:49:00.000Z", rowsPerSecond: 6081 } }),
+    );
+    const load = JSON.parse(readFileSync(join(at, "results/load-2026-11-27.json"), "utf8"));
+    writeFileSync(
+      join(at, "results/load-2026-11-27.json"),
+      JSON.stringify({ ...load, startedAt: "2026-11-27T05:43:00.000Z", rowsPerSecond: 12345 }),
+    );
+    rerenderResults(at, () => {});
+    const results = readFileSync(join(at, "RESULTS.md"), "utf8");
+    expect(results).toContain("`npm run bench:data` (2026-11-27 05:43 UTC");
+    expect(results).toContain("**12,345 rows/s**");
+    expect(results).not.toContain("6,081 rows/s");
+  });
+
   it("keeps the full run's own section when it is the newer", () => {
     const at = benchDir("2026-11-27T01:34:00.000Z", "2026-11-27T05:43:00.000Z");
     rerenderResults(at, () => {});
