@@ -125,8 +125,7 @@ if (!onPglite && !values.scratch) {
   });
   process.stdout.write(`Wrote ${file}\n`);
   // The target on loading is judged from the newest load: RESULTS.md says it now, as bench:overload and bench:citus do
-  // for theirs (the rest of it stays the latest full run's).
-  // Its new load file is the newest: the re-render shows it.
+  // for theirs (the rest of it stays the latest full run's; the re-render takes each section's newest measurement).
   rerenderResults("bench", () => {});
 }
 
