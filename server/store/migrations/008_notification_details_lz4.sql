@@ -3,8 +3,8 @@
 -- server has lz4 (every PostgreSQL 15 of Debian and the official images; PGlite has not, and keeps pglz).
 --
 -- Measured on the bench data (100,000 notifications, COPY into a bare copy of the table, interleaved twice): pglz
--- 5.08 and 5.45 s, lz4 3.24 and 3.47 s; stored 1,304 bytes a row with pglz, 1,415 with lz4. Reading decompresses
--- faster too. Only values written from now on are lz4: PostgreSQL reads both, and nothing is rewritten.
+-- 5.08 and 5.45 s, lz4 3.24 and 3.47 s; a value stored in 1,304 bytes on average with pglz, 1,415 with lz4. Only
+-- values written from now on are lz4: PostgreSQL reads both, and nothing is rewritten.
 --
 -- A partition made later (`ensure_notification_partitions`) takes the parent's setting; the ones there are now are
 -- set one by one, since ALTER TABLE on the parent does not reach them. On Citus the commands reach every shard.
