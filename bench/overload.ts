@@ -4,7 +4,7 @@
  * alone, and every expensive request should be answered (200, or 503 with Retry-After) within the statement timeout.
  */
 import { fixedRate } from "./fixed-rate.js";
-import type { HttpRequest } from "./shapes.js";
+import type { HttpRequest, Shape } from "./shapes.js";
 import { type Summary, summarize } from "./stats.js";
 import { closedLoop } from "./throughput.js";
 
@@ -70,4 +70,38 @@ export interface EmbeddedOverload {
   mode: "worker thread" | "server thread";
   env: Record<string, string>;
   result: OverloadResult;
+}
+
+/** The PostgreSQL overload section measured on its own (`npm run bench:overload -- --postgres`): its file's content. */
+export interface PostgresOverload {
+  measuredAt: string;
+  node: string;
+  result: OverloadResult;
+}
+
+/**
+ * The server on PostgreSQL over the bench data: cheap requests (list, get, search without filters, in turn) beside
+ * `email "user"`, a term that no kept count answers (an e-mail domain's or a short term's would: migrations 003 and
+ * 004) and that tens of thousands of rows hold: its count reads them all.
+ */
+export function measurePostgresOverload(
+  baseUrl: string,
+  headers: Record<string, string>,
+  shapes: Shape[],
+  options: { cheapRate: number; seconds: number; timeoutMs: number },
+): Promise<OverloadResult> {
+  const shapeById = (id: string) => {
+    const shape = shapes.find((candidate) => candidate.id === id);
+    if (!shape) throw new Error(`no bench shape ${id}`);
+    return shape;
+  };
+  const cheap = ["list.default", "get.byId", "search.default"].map(shapeById);
+  const expensive = shapeById("search.emailManyUnderCap");
+  return measureOverload(
+    baseUrl,
+    headers,
+    (i) => (cheap[i % cheap.length] as Shape).http(i),
+    { label: expensive.label, request: expensive.http },
+    options,
+  );
 }

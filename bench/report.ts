@@ -6,7 +6,7 @@ import { cpuCategories } from "./cpu.js";
 import type { StatementPlan } from "./explain.js";
 import type { IngestTable } from "./ingest.js";
 import { type LoadResult, latestLoad } from "./load-results.js";
-import type { EmbeddedOverload, OverloadResult } from "./overload.js";
+import type { EmbeddedOverload, OverloadResult, PostgresOverload } from "./overload.js";
 import type { OperationProfile } from "./profile.js";
 import { renderStartup, type StartupResult } from "./startup.js";
 import type { Summary } from "./stats.js";
@@ -91,6 +91,8 @@ export interface BenchResults {
   profiles?: OperationProfile[] | undefined;
   startup?: StartupResult[] | undefined;
   overload?: OverloadResult | undefined;
+  /** Set when `overload` was measured on its own after the run (`npm run bench:overload -- --postgres`). */
+  overloadAlone?: { measuredAt: string; node: string } | undefined;
   /** Overload on the embedded default (PGlite, `npm start`), PGlite's worker thread beside the server's own thread. */
   embeddedOverload?: { measuredAt: string; node: string; results: EmbeddedOverload[] } | undefined;
   /** The server on Citus beside single-node PostgreSQL, on the same data (citus.ts). */
@@ -139,6 +141,11 @@ export function rerenderResults(dir: string, update: (latest: BenchResults) => v
   );
   latest.citus = newest(latest.citus, latestSection<CitusComparison>(results, "citus-"), (c) => c.measuredAt);
   latest.load = newest(latest.load, latestLoad(dir), (load) => load.startedAt);
+  const overloadAlone = latestSection<PostgresOverload>(results, "overload-postgres-");
+  if (overloadAlone && overloadAlone.measuredAt > (latest.overloadAlone?.measuredAt ?? latest.startedAt)) {
+    latest.overload = overloadAlone.result;
+    latest.overloadAlone = { measuredAt: overloadAlone.measuredAt, node: overloadAlone.node };
+  }
   latest.targets = evaluateTargets(latest);
   writeFileSync(join(dir, "RESULTS.md"), renderMarkdown(latest, path));
 }
@@ -502,18 +509,21 @@ export function renderMarkdown(results: BenchResults, file: string): string {
   );
   if (results.profiles?.length) lines.push(...renderProfiles(results.profiles));
   if (results.ingest?.length || results.load) lines.push(...renderIngest(results.ingest ?? [], results.load));
-  if (results.overload) lines.push(...renderOverload(results.overload, results.node24));
+  if (results.overload) lines.push(...renderOverload(results.overload, results.overloadAlone, results.node24));
   if (results.embeddedOverload) lines.push(...renderEmbeddedOverload(results.embeddedOverload));
   if (results.citus) lines.push(...renderCitus(results.citus));
   if (results.startup) lines.push(...renderStartup(results.startup));
   return `${lines.join("\n")}\n`;
 }
 
-function renderOverload(o: OverloadResult, node24: string | undefined): string[] {
+function renderOverload(o: OverloadResult, alone: BenchResults["overloadAlone"], node24: string | undefined): string[] {
+  const measured = alone
+    ? `Measured ${alone.measuredAt.slice(0, 16).replace("T", " ")} UTC by \`npm run bench:overload -- --postgres\`, after the run above, on the same data. `
+    : "";
   return [
-    `## Overload (server on PostgreSQL, ${node24 ?? "Node 24"}, default settings)`,
+    `## Overload (server on PostgreSQL, ${alone?.node ?? node24 ?? "Node 24"}, default settings)`,
     "",
-    `Cheap requests (list, get, search without filters, in turn) at a fixed ${o.cheapRate} requests/s, first alone, then beside "${o.expensiveLabel}" sent at ${o.expensiveRate}/s: three times the ${o.expensiveCapacity}/s the server answered 200 in a closed loop of 16 connections. Milliseconds from the moment each request was due.`,
+    `${measured}Cheap requests (list, get, search without filters, in turn) at a fixed ${o.cheapRate} requests/s, first alone, then beside "${o.expensiveLabel}" sent at ${o.expensiveRate}/s: three times the ${o.expensiveCapacity}/s the server answered 200 in a closed loop of 16 connections. Milliseconds from the moment each request was due.`,
     "",
     row(["Run", "p50", "p90", "p99", "max", "Answers"]),
     row(["---", "---:", "---:", "---:", "---:", "---"]),

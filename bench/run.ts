@@ -24,7 +24,7 @@ import { explain, QueryCapture } from "./explain.js";
 import { fixedRate } from "./fixed-rate.js";
 import { measureIngest } from "./ingest.js";
 import { latestLoad } from "./load-results.js";
-import { measureOverload } from "./overload.js";
+import { measurePostgresOverload } from "./overload.js";
 import { measureEmbeddedOverload } from "./overload-embedded.js";
 
 import { type OperationProfile, profileOperation } from "./profile.js";
@@ -161,16 +161,11 @@ for (const shape of shapes) {
 
 const shapeById = (id: string) => shapes.find((shape) => shape.id === id) as Shape;
 log("Overload: cheap requests at a fixed rate, alone and beside substring searches at 3× what the server serves");
-const cheapShapes = ["list.default", "get.byId", "search.default"].map(shapeById);
-const overload = await measureOverload(
-  withValidation.url,
-  headers,
-  (i) => (cheapShapes[i % cheapShapes.length] as Shape).http(i),
-  // A term that no kept count answers (an e-mail domain's or a short term's would: migrations 003 and 004) and that
-  // tens of thousands of rows hold: its count reads them all.
-  { label: shapeById("search.emailManyUnderCap").label, request: shapeById("search.emailManyUnderCap").http },
-  { cheapRate: settings.httpRate, seconds: quick ? 2 : 10, timeoutMs: serverConfig.statementTimeoutMs },
-);
+const overload = await measurePostgresOverload(withValidation.url, headers, shapes, {
+  cheapRate: settings.httpRate,
+  seconds: quick ? 2 : 10,
+  timeoutMs: serverConfig.statementTimeoutMs,
+});
 log(
   `  cheap p99 ${overload.cheapAlone.p99} ms alone, ${overload.cheapMixed.p99} ms beside ${overload.expensiveRate}/s expensive (capacity ${overload.expensiveCapacity}/s); expensive max ${overload.expensive.max} ms ${JSON.stringify(overload.expensive.statuses)}`,
 );
