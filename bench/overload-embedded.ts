@@ -53,12 +53,11 @@ async function overloadOnPostgres(
     for (const shape of benchShapes(ctx).filter((candidate) => candidate.id.startsWith("search."))) {
       await closedLoop(server.baseUrl, shape.http, { connections: 4, seconds: 1, headers });
     }
-    result = await measurePostgresOverload(
-      server.baseUrl,
-      { authorization: `ApiKey ${ctx.apiKey}` },
-      benchShapes(ctx),
-      { cheapRate: 100, seconds, timeoutMs: loadConfig(env).statementTimeoutMs },
-    );
+    result = await measurePostgresOverload(server.baseUrl, headers, benchShapes(ctx), {
+      cheapRate: 100,
+      seconds,
+      timeoutMs: loadConfig(env).statementTimeoutMs,
+    });
   } finally {
     await server.stop();
   }
