@@ -290,8 +290,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     log,
   );
   const file = writeCitus(comparison);
-  rerenderResults("bench", (latest) => {
-    latest.citus = comparison;
-  });
+  rerenderResults("bench");
   log(`Wrote ${file} and bench/RESULTS.md`);
 }

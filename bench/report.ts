@@ -118,11 +118,11 @@ function newest<T>(a: T | undefined, b: T | undefined, takenAt: (section: T) => 
 }
 
 /**
- * RESULTS.md again, from the latest full run (`<dir>/results/<date>.json`) with a newer measurement of one of its
- * sections (`npm run bench:overload`, `npm run bench:citus`); the sections measured alone that the full run lacks come
- * from their latest files, so that re-rendering one keeps the other. Nothing when there is no full run.
+ * RESULTS.md again, from the latest full run (`<dir>/results/<date>.json`), each section that is also measured alone
+ * (`npm run bench:data`, `bench:overload`, `bench:overload -- --postgres`, `bench:citus`, which write their file
+ * first) shown from whichever is newer: the run's own or the section's latest file. Nothing when there is no full run.
  */
-export function rerenderResults(dir: string, update: (latest: BenchResults) => void): void {
+export function rerenderResults(dir: string): void {
   const results = join(dir, "results");
   const full = existsSync(results)
     ? readdirSync(results)
@@ -133,7 +133,6 @@ export function rerenderResults(dir: string, update: (latest: BenchResults) => v
   if (!full) return;
   const path = join(results, full);
   const latest = JSON.parse(readFileSync(path, "utf8")) as BenchResults;
-  update(latest);
   latest.embeddedOverload = newest(
     latest.embeddedOverload,
     latestSection<NonNullable<BenchResults["embeddedOverload"]>>(results, "overload-embedded-"),
@@ -142,7 +141,8 @@ export function rerenderResults(dir: string, update: (latest: BenchResults) => v
   latest.citus = newest(latest.citus, latestSection<CitusComparison>(results, "citus-"), (c) => c.measuredAt);
   latest.load = newest(latest.load, latestLoad(dir), (load) => load.startedAt);
   const overloadAlone = latestSection<PostgresOverload>(results, "overload-postgres-");
-  if (overloadAlone && overloadAlone.measuredAt > (latest.overloadAlone?.measuredAt ?? latest.startedAt)) {
+  // The run's own section has no time of its own: the run's.
+  if (overloadAlone && overloadAlone.measuredAt > latest.startedAt) {
     latest.overload = overloadAlone.result;
     latest.overloadAlone = { measuredAt: overloadAlone.measuredAt, node: overloadAlone.node };
   }

@@ -34,7 +34,7 @@ describe("RESULTS.md re-rendered from the full run and the sections measured alo
 
   it("shows a section measured alone after the full run, not the full run's older one", () => {
     const at = benchDir("2026-11-27T05:43:00.000Z", "2026-11-27T01:34:00.000Z");
-    rerenderResults(at, () => {});
+    rerenderResults(at);
     const results = readFileSync(join(at, "RESULTS.md"), "utf8");
     expect(results).toContain("Measured 2026-11-27 05:43 UTC by `npm run bench:citus`");
     expect(results).not.toContain("Measured 2026-11-27 01:34 UTC by `npm run bench:citus`");
@@ -52,7 +52,7 @@ describe("RESULTS.md re-rendered from the full run and the sections measured alo
       join(at, "results/load-2026-11-27.json"),
       JSON.stringify({ ...load, startedAt: "2026-11-27T05:43:00.000Z", rowsPerSecond: 12345 }),
     );
-    rerenderResults(at, () => {});
+    rerenderResults(at);
     const results = readFileSync(join(at, "RESULTS.md"), "utf8");
     expect(results).toContain("`npm run bench:data` (2026-11-27 05:43 UTC");
     expect(results).toContain("**12,345 rows/s**");
@@ -67,7 +67,7 @@ describe("RESULTS.md re-rendered from the full run and the sections measured alo
       join(at, "results/overload-postgres-2026-11-27.json"),
       JSON.stringify({ measuredAt: "2026-11-27T05:43:00.000Z", node: "v24.99.0", result }),
     );
-    rerenderResults(at, () => {});
+    rerenderResults(at);
     const results = readFileSync(join(at, "RESULTS.md"), "utf8");
     expect(results).toContain("## Overload (server on PostgreSQL, v24.99.0, default settings)");
     expect(results).toContain("Measured 2026-11-27 05:43 UTC by `npm run bench:overload -- --postgres`");
@@ -77,7 +77,7 @@ describe("RESULTS.md re-rendered from the full run and the sections measured alo
 
   it("keeps the full run's own section when it is the newer", () => {
     const at = benchDir("2026-11-27T01:34:00.000Z", "2026-11-27T05:43:00.000Z");
-    rerenderResults(at, () => {});
+    rerenderResults(at);
     expect(readFileSync(join(at, "RESULTS.md"), "utf8")).toContain(
       "Measured 2026-11-27 05:43 UTC by `npm run bench:citus`",
     );
