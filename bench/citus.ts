@@ -19,6 +19,7 @@ import { createCitusDatabase, dropCitusDatabase } from "../scripts/citus-databas
 import { startServerProcess } from "../scripts/processes.js";
 import { exitWithUsageIfAsked } from "../scripts/usage.js";
 import { openStore, type Store } from "../server/store/store.js";
+import { benchServerEnv } from "./benchmarked-server.js";
 import { benchContext } from "./context.js";
 import { serverCpuMs } from "./cpu.js";
 import { type CitusComparison, latestSection, rerenderResults } from "./report.js";
@@ -167,11 +168,9 @@ export async function measureCitus(
   await citus.close();
 
   log("Throughput over HTTP, each database's server in turn, with its database CPU per request");
-  // The bench data's keys are the public demo keys: a production start holds them only when told to.
-  const env = { NODE_ENV: "production", SEED_DEMO_DATA: "false", ALLOW_DEMO_KEYS: "true" };
   const servers = {
-    postgres: await startServerProcess({ ...env, DATABASE_URL: where.postgres }),
-    citus: await startServerProcess({ ...env, DATABASE_URL: where.citus }),
+    postgres: await startServerProcess(benchServerEnv(where.postgres)),
+    citus: await startServerProcess(benchServerEnv(where.citus)),
   };
   const headers = { authorization: `ApiKey ${ctx.apiKey}` };
   const shapes = benchShapes(ctx);

@@ -6,13 +6,13 @@
  *   npm run bench:overload -- [--seconds 10] [--rate 50]   writes bench/results/overload-embedded-<date>.json and
  *   bench/RESULTS.md's section (re-rendered from the latest full run); `npm run bench` measures it too
  */
-import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { startServerProcess } from "../scripts/processes.js";
 import { exitWithUsageIfAsked } from "../scripts/usage.js";
 import { loadConfig } from "../server/config.js";
 import { openStore } from "../server/store/store.js";
+import { benchServerEnv, node24 } from "./benchmarked-server.js";
 import { benchContext } from "./context.js";
 import { benchDatabaseUrl } from "./database.js";
 import {
@@ -39,11 +39,10 @@ async function overloadOnPostgres(
   const opened = await openStore({ databaseUrl, totalCountCap: 50_000 });
   const ctx = await benchContext(opened.store);
   await opened.close();
-  const env = { DATABASE_URL: databaseUrl, NODE_ENV: "production", SEED_DEMO_DATA: "false", ALLOW_DEMO_KEYS: "true" };
-  const node24 = execFileSync("npx", ["-y", "node@24", "-p", "process.execPath"], { encoding: "utf8" }).trim();
-  const node = execFileSync(node24, ["--version"], { encoding: "utf8" }).trim();
+  const env = benchServerEnv(databaseUrl);
+  const { binary, version: node } = node24();
   log(`Overload on PostgreSQL (${node}): cheap requests at 100/s, alone and beside email searches at 3× capacity`);
-  const server = await startServerProcess(env, [], node24);
+  const server = await startServerProcess(env, [], binary);
   const measuredAt = new Date().toISOString();
   let result: OverloadResult;
   try {

@@ -5,7 +5,7 @@
  *   npm run bench -- [--database-url URL] [--pglite DIR] [--repetitions 3] [--seconds 5] [--quick]
  * Writes bench/results/<date>.json and bench/RESULTS.md.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { parseArgs } from "node:util";
@@ -17,6 +17,7 @@ import { loadConfig } from "../server/config.js";
 import { DatabaseIdempotencyStore } from "../server/database-idempotency.js";
 import { mergeGramIndexesEvery } from "../server/store/gram-index-merges.js";
 import { openStore, type Store } from "../server/store/store.js";
+import { benchServerEnv, node24 as node24Binary } from "./benchmarked-server.js";
 import { latestCitus, measureCitus, writeCitus } from "./citus.js";
 import { benchContext } from "./context.js";
 import { benchDatabaseUrl } from "./database.js";
@@ -91,13 +92,7 @@ const shapes = benchShapes(ctx);
 log(
   `PostgreSQL: ${ctx.subscribers.toLocaleString("en")} subscribers, ${ctx.notifications.toLocaleString("en")} notifications in the benchmarked environment`,
 );
-// The bench data's keys are the public demo keys: a production start holds them only when told to.
-const serverEnv = {
-  DATABASE_URL: databaseUrl,
-  NODE_ENV: "production",
-  SEED_DEMO_DATA: "false",
-  ALLOW_DEMO_KEYS: "true",
-};
+const serverEnv = benchServerEnv(databaseUrl);
 /** The settings the benchmarked server runs with (its defaults: serverEnv sets none of the tuning ones). */
 const serverConfig = loadConfig(serverEnv);
 // The server's own background work runs beside the store's calls, as it does beside its requests.
@@ -125,10 +120,9 @@ if (values.pglite) {
 }
 
 // --- HTTP ----------------------------------------------------------------------------------------------------------
-// The headline runs on Node 24, the current LTS that the README tells users to run (installed from npm on first use);
-// the throughput table has the server and the minimal Express app on this machine's Node beside it.
-const node24 = execFileSync("npx", ["-y", "node@24", "-p", "process.execPath"], { encoding: "utf8" }).trim();
-const node24Version = execFileSync(node24, ["--version"], { encoding: "utf8" }).trim();
+// The headline runs on Node 24; the throughput table has the server and the minimal Express app on this machine's Node
+// beside it.
+const { binary: node24, version: node24Version } = node24Binary();
 const headers = { authorization: `ApiKey ${ctx.apiKey}` };
 const validated = await startServerProcess(serverEnv, [], node24);
 const withValidation: Target = {
