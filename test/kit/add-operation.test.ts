@@ -7,7 +7,7 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyRepository, run } from "./copy-repository.js";
+import { copyRepository, run, withoutConformanceCommand } from "./copy-repository.js";
 import {
   getSubscriberMethod,
   subscriberNotificationsPath,
@@ -67,9 +67,7 @@ describe("adding operations to the contract (in a temporary copy of the reposito
         "test/conformance/conformance.test.ts",
         "test/reliability/fuzz-operations.test.ts",
         "test/mock/msw.test.ts",
-        // The same rules through the command line (a process of its own, half that file's time) prove nothing more.
-        "--testNamePattern",
-        "^(?!.*novu-query-conformance \\(npm run conformance\\))",
+        ...withoutConformanceCommand,
       ],
       {
         TEST_POSTGRES: "off",
