@@ -3,14 +3,15 @@
  * column stays equal to a recount (made here in JavaScript from the stored lowercase copies) through inserts, PATCHes,
  * soft and hard deletes and bulk updates; a PATCH of `data` alone writes no count; a search with one short term
  * answers `totalCount` and `totalCountCapped` as a plain ILIKE count does, on both sides of the cap; and the store does
- * read the kept count for a lone short term, and only then (a falsified count shows through).
+ * read the kept count for a lone short term, and only then (a falsified count shows through). The function that finds a
+ * value's grams finds each distinct gram once, as the JavaScript here does.
  */
 import fc from "fast-check";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { likeContains } from "../../server/store/sql-helpers.js";
 import { Store } from "../../server/store/store.js";
-import { drivers } from "../support/databases.js";
+import { drivers, onCitus } from "../support/databases.js";
 import { CappedCountChecks, firstPageQuery } from "../support/expect-subscribers.js";
 import { fuzzParameters } from "../support/fuzz-budget.js";
 import { startTestServer, type TestServer } from "../support/server.js";
@@ -179,6 +180,36 @@ describe.each(drivers)("kept counts of short substring terms (%s)", (driver) => 
       const { rows } = await sql<{ slots: number }>`
         SELECT count(DISTINCT slot)::int AS slots FROM subscriber_search_gram_counts`.execute(server.store.db);
       expect(rows[0]?.slots).toBe(1);
+    }
+  });
+
+  it("finds each distinct gram of one to three characters once (migration 009), and none of a null", async () => {
+    const values = [
+      ...fc.sample(text(0, 6), { numRuns: 200, seed: 9 }),
+      ...["aaaa", "ababab", "😀😀x😀", "é日本é日本", "a", ""],
+    ];
+    const { rows } = await sql<{ at: number; gram: string }>`
+      SELECT v.at::int AS at, g AS gram FROM unnest(${values}::text[]) WITH ORDINALITY AS v(value, at),
+        substring_short_grams(v.value) AS g`.execute(server.store.db);
+    const found = values.map(() => [] as string[]);
+    for (const row of rows) found[row.at - 1]?.push(row.gram);
+    // Compared as lists: a gram found twice for one value fails.
+    expect(found.map((grams) => grams.sort())).toEqual(values.map((value) => [...shortGrams(value)].sort()));
+    const none = await sql<{ n: number }>`SELECT count(*)::int AS n FROM substring_short_grams(NULL)`.execute(
+      server.store.db,
+    );
+    expect(none.rows[0]?.n).toBe(0);
+    if (onCitus) {
+      // The count triggers run on the workers' shards: each worker has the function as the coordinator has it.
+      const { rows: bodies } = await sql<{ result: string }>`SELECT result FROM run_command_on_workers(
+        $$SELECT prosrc || proisstrict FROM pg_proc WHERE proname = 'substring_short_grams'$$)`.execute(
+        server.store.db,
+      );
+      const { rows: own } = await sql<{ body: string }>`
+        SELECT prosrc || proisstrict AS body FROM pg_proc WHERE proname = 'substring_short_grams'`.execute(
+        server.store.db,
+      );
+      expect(bodies.map((row) => row.result)).toEqual(bodies.map(() => own[0]?.body));
     }
   });
 
