@@ -16,7 +16,7 @@ import type {
   StepFilter,
 } from "@novu-query/contract/types";
 import type { NotificationRow, WorkflowRow } from "../store/rows.js";
-import { objectId } from "./object-id.js";
+import { objectId, randomHex } from "./object-id.js";
 
 /** Notifications are created within this many days before the anchor. */
 export const notificationWindowDays = 180;
@@ -102,7 +102,7 @@ export function notificationRow(context: NotificationContext, n: number, previou
     environment_id: environmentId,
     organization_id: organizationId,
     subscriber_id: subscriber.id,
-    transaction_id: `txn-${faker.string.hexadecimal({ length: 12, casing: "lower", prefix: "" })}`,
+    transaction_id: `txn-${randomHex(faker, 12)}`,
     template_id: workflow.id,
     // Some digest notifications were folded into an earlier one of the same subscriber and workflow.
     digested_notification_id: carrier !== undefined && channels.length && faker.datatype.boolean(0.03) ? carrier : null,
