@@ -43,20 +43,23 @@ function* batches<T>(rows: Iterable<T>, size: number): Generator<T[]> {
 }
 
 /**
- * Writes batches while the next one is being generated: the database works on batch n while this process builds
- * batch n + 1. One batch is in flight at a time (one connection runs one statement at a time), so memory stays flat.
+ * Writes batches while the next ones are being generated: two batches wait at the connection (node-postgres sends a
+ * connection's statements one after the other), so that the database starts the next one as soon as it has written
+ * one, while this process builds the one after. With one, each side waited for the other once per batch. Memory stays
+ * flat: at most two batches are held besides the one being built.
  */
-async function writeOverlapped<T>(rows: Iterable<T>, size: number, write: (batch: T[]) => Promise<void>) {
-  let pending = Promise.resolve();
+export async function writeOverlapped<T>(rows: Iterable<T>, size: number, write: (batch: T[]) => Promise<void>) {
+  const waiting: Promise<void>[] = [];
   for (const batch of batches(rows, size)) {
-    await pending;
-    pending = write(batch);
-    // Marked as handled here; the failure is thrown by the next `await pending`.
+    if (waiting.length === 2) await waiting.shift();
+    const pending = write(batch);
+    // Marked as handled here; the failure is thrown when it is awaited.
     pending.catch(() => {});
+    waiting.push(pending);
     // Let the statement reach the database before the generator takes the thread again.
     await new Promise((resolve) => setImmediate(resolve));
   }
-  await pending;
+  for (const pending of waiting) await pending;
 }
 
 /** Writes environments, their fixed keys, workflows, subscribers and notifications in one transaction. */

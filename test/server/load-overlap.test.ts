@@ -1,0 +1,39 @@
+/**
+ * The demo loader's batches (server/demo/load.ts, `writeOverlapped`): every row written once and in order, at most two
+ * batches waiting at the connection, and a batch that fails fails the load with its own error.
+ */
+import { describe, expect, it } from "vitest";
+import { writeOverlapped } from "../../server/demo/load.js";
+
+const rows = Array.from({ length: 23 }, (_, i) => i);
+const later = () => new Promise((resolve) => setTimeout(resolve, 2));
+
+describe("the loader's overlapped writes", () => {
+  it("write every row once, in order, with at most two batches waiting", async () => {
+    const written: number[] = [];
+    let inFlight = 0;
+    let most = 0;
+    await writeOverlapped(rows, 5, async (batch) => {
+      most = Math.max(most, ++inFlight);
+      // One connection: a batch is written after the ones before it.
+      await later();
+      written.push(...batch);
+      inFlight--;
+    });
+    expect(written).toEqual(rows);
+    expect(most).toBe(2);
+  });
+
+  it("fail with the first failed batch's error", async () => {
+    const started: number[] = [];
+    const load = writeOverlapped(rows, 5, async (batch) => {
+      started.push(batch[0] as number);
+      await later();
+      if (batch[0] === 5) throw new Error("batch 2 failed");
+      if ((batch[0] as number) > 5) throw new Error("current transaction is aborted");
+    });
+    await expect(load).rejects.toThrow("batch 2 failed");
+    // Nothing started after the failure was seen, but the one already waiting behind it.
+    expect(started.length).toBeLessThanOrEqual(3);
+  });
+});
