@@ -3,7 +3,7 @@ import type { Faker } from "@faker-js/faker";
 /**
  * `digits` random lowercase hex digits from the seeded faker, drawn eight at a time (one 32-bit number each).
  * `faker.string.hexadecimal` draws one character at a time: the ids of a notification's jobs took 45% of the
- * generator's time (`npm run bench:data`'s loader is bound by its generator while it writes; D52).
+ * generator's time, and the generator most of the loader's own (`npm run bench:data`; D52).
  */
 export function randomHex(faker: Faker, digits: number): string {
   let hex = "";
