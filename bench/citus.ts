@@ -23,7 +23,7 @@ import { benchServerEnv } from "./benchmarked-server.js";
 import { benchContext } from "./context.js";
 import { serverCpuMs } from "./cpu.js";
 import { type CitusComparison, latestSection, rerenderResults } from "./report.js";
-import { benchShapes, type HttpRequest } from "./shapes.js";
+import { benchShapes, type HttpRequest, shapeById } from "./shapes.js";
 import { median, summarize } from "./stats.js";
 import { closedLoop } from "./throughput.js";
 
@@ -174,7 +174,7 @@ export async function measureCitus(
   };
   const headers = { authorization: `ApiKey ${ctx.apiKey}` };
   const shapes = benchShapes(ctx);
-  const patch = shapes.find((shape) => shape.id === "patch.data") as (typeof shapes)[number];
+  const patch = shapeById(shapes, "patch.data");
   const operations: { name: string; request: (i: number) => HttpRequest }[] = [
     { name: "list", request: () => ({ method: "GET", path: "/v1/notifications" }) },
     { name: "search", request: () => ({ method: "GET", path: "/v2/subscribers" }) },

@@ -49,10 +49,11 @@ async function overloadOnPostgres(
     // The full run measures this after every other section has read the data; alone, a cold cache made the searches
     // read from disk (capacity 1/s, the run alone 69 ms p99, measured). Each shape first reads its rows once more.
     const headers = { authorization: `ApiKey ${ctx.apiKey}` };
-    for (const shape of benchShapes(ctx).filter((candidate) => candidate.id.startsWith("search."))) {
+    const shapes = benchShapes(ctx);
+    for (const shape of shapes.filter((candidate) => candidate.id.startsWith("search."))) {
       await closedLoop(server.baseUrl, shape.http, { connections: 4, seconds: 1, headers });
     }
-    result = await measurePostgresOverload(server.baseUrl, headers, benchShapes(ctx), {
+    result = await measurePostgresOverload(server.baseUrl, headers, shapes, {
       cheapRate: 100,
       seconds,
       timeoutMs: loadConfig(env).statementTimeoutMs,

@@ -4,7 +4,7 @@
  * alone, and every expensive request should be answered (200, or 503 with Retry-After) within the statement timeout.
  */
 import { fixedRate } from "./fixed-rate.js";
-import type { HttpRequest, Shape } from "./shapes.js";
+import { type HttpRequest, type Shape, shapeById } from "./shapes.js";
 import { type Summary, summarize } from "./stats.js";
 import { closedLoop } from "./throughput.js";
 
@@ -90,13 +90,8 @@ export function measurePostgresOverload(
   shapes: Shape[],
   options: { cheapRate: number; seconds: number; timeoutMs: number },
 ): Promise<OverloadResult> {
-  const shapeById = (id: string) => {
-    const shape = shapes.find((candidate) => candidate.id === id);
-    if (!shape) throw new Error(`no bench shape ${id}`);
-    return shape;
-  };
-  const cheap = ["list.default", "get.byId", "search.default"].map(shapeById);
-  const expensive = shapeById("search.emailManyUnderCap");
+  const cheap = ["list.default", "get.byId", "search.default"].map((id) => shapeById(shapes, id));
+  const expensive = shapeById(shapes, "search.emailManyUnderCap");
   return measureOverload(
     baseUrl,
     headers,

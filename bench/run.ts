@@ -42,7 +42,7 @@ import {
   serverName,
   unvalidatedName,
 } from "./report.js";
-import { benchShapes, type HttpRequest, type Shape } from "./shapes.js";
+import { benchShapes, type HttpRequest, type Shape, shapeById } from "./shapes.js";
 import { measureStartup } from "./startup.js";
 import { median, summarize } from "./stats.js";
 import { storeClosedLoop } from "./store-alone.js";
@@ -153,7 +153,6 @@ for (const shape of shapes) {
   log(`  ${shape.id.padEnd(28)} p50 ${summarize(run.latenciesMs).p50} ms  errors ${run.errors}`);
 }
 
-const shapeById = (id: string) => shapes.find((shape) => shape.id === id) as Shape;
 log("Overload: cheap requests at a fixed rate, alone and beside substring searches at 3× what the server serves");
 const overload = await measurePostgresOverload(withValidation.url, headers, shapes, {
   cheapRate: settings.httpRate,
@@ -172,7 +171,7 @@ const embeddedOverload = {
   results: await measureEmbeddedOverload({ seconds: quick ? 2 : 10, cheapRate: 50 }, log),
 };
 
-const patchShape = shapeById("patch.data");
+const patchShape = shapeById(shapes, "patch.data");
 let aloneKeys = 0;
 /** The PostgreSQL-alone PATCHes' idempotency store, bounded as the server's: one, since its bound counts what was saved. */
 let aloneIdempotency: DatabaseIdempotencyStore | undefined;
@@ -185,17 +184,17 @@ const operations: {
   {
     name: "list",
     request: () => ({ method: "GET", path: "/v1/notifications" }),
-    store: shapeById("list.default").store,
+    store: shapeById(shapes, "list.default").store,
   },
   {
     name: "search",
     request: () => ({ method: "GET", path: "/v2/subscribers" }),
-    store: shapeById("search.default").store,
+    store: shapeById(shapes, "search.default").store,
   },
   {
     name: "get",
     request: () => ({ method: "GET", path: `/v1/notifications/${ctx.notificationId}` }),
-    store: shapeById("get.byId").store,
+    store: shapeById(shapes, "get.byId").store,
   },
   {
     name: "patch",

@@ -35,6 +35,13 @@ function queryString(params: Record<string, unknown>): string {
   return text ? `?${text}` : "";
 }
 
+/** The shape of that id among `shapes`; an unknown id is an error, named. */
+export function shapeById(shapes: readonly Shape[], id: string): Shape {
+  const shape = shapes.find((candidate) => candidate.id === id);
+  if (!shape) throw new Error(`no bench shape ${id}`);
+  return shape;
+}
+
 export function benchShapes(ctx: BenchContext): Shape[] {
   const env = ctx.environmentId;
   const search = (id: string, label: string, params: SearchParams): Shape => ({
