@@ -22,7 +22,8 @@ export type ThreadAnswer =
 const port = parentPort;
 if (!port) throw new Error("pglite-thread.ts runs as a worker thread");
 
-const pglite = await openPGlite((workerData as { dataDir?: string }).dataDir);
+const { dataDir, template } = workerData as { dataDir?: string; template?: string };
+const pglite = await openPGlite(dataDir, template);
 endThreadWhenPostgresAborts(pglite);
 
 /**

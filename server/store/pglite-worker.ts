@@ -65,8 +65,8 @@ async function threadModule(): Promise<URL> {
   return compiled;
 }
 
-export async function startPGliteWorker(dataDir: string | undefined): Promise<PGliteThread> {
-  const worker = new Worker(await threadModule(), { workerData: { dataDir } });
+export async function startPGliteWorker(dataDir: string | undefined, template?: string): Promise<PGliteThread> {
+  const worker = new Worker(await threadModule(), { workerData: { dataDir, template } });
   const waiting = new Map<number, { resolve: (answer: ThreadAnswer) => void; reject: (error: Error) => void }>();
   let nextId = 1;
   let failure: Error | undefined;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlanMode, type PlanNeed, planNeedOf, StatementNames } from "../../server/store/prepared-statements.js";
 import type { Database } from "../../server/store/schema.js";
 import { openStore } from "../../server/store/store.js";
-import { createPostgresDatabase, drivers, onCitus } from "../support/databases.js";
+import { createPostgresDatabase, drivers, onCitus, pgliteTemplate } from "../support/databases.js";
 import { firstPageQuery } from "../support/expect-subscribers.js";
 
 describe("statement names", () => {
@@ -291,7 +291,7 @@ describe("prepared statements on PGlite", () => {
   }
 
   it("prepare the marked statements with SQL PREPARE, the unfiltered list on its generic plan", async () => {
-    const { store, close } = await openStore({ totalCountCap: 50_000 });
+    const { store, close } = await openStore({ pgliteTemplate, totalCountCap: 50_000 });
     const environment = await store.access.ensureEnvironment("Production");
     const unfiltered = { limit: 10, page: 0, after: new Date(0), before: new Date() };
     for (let i = 0; i < 3; i++) await store.notifications.list(environment.environmentId, unfiltered);
@@ -307,7 +307,7 @@ describe("prepared statements on PGlite", () => {
   });
 
   it("carry every value into EXECUTE as it was bound: quotes, backslashes, Unicode, JSON, null", async () => {
-    const { store, close } = await openStore({ totalCountCap: 50_000 });
+    const { store, close } = await openStore({ pgliteTemplate, totalCountCap: 50_000 });
     const environment = await store.access.ensureEnvironment("Production");
     const ids = ["o'neil", "back\\slash", "日本\u{1F600}", "$1", "E'x'", "a''b"];
     for (const [n, subscriberId] of ids.entries()) {
@@ -335,7 +335,7 @@ describe("prepared statements on PGlite", () => {
   });
 
   it("prepare nothing when turned off", async () => {
-    const { store, close } = await openStore({ totalCountCap: 50_000, preparedStatements: false });
+    const { store, close } = await openStore({ pgliteTemplate, totalCountCap: 50_000, preparedStatements: false });
     const environment = await store.access.ensureEnvironment("Production");
     await store.notifications.list(environment.environmentId, {
       limit: 10,

@@ -17,6 +17,12 @@ export const drivers: ("pglite" | "postgres")[] = onCitus
     ? ["pglite", "postgres"]
     : ["pglite"];
 
+/**
+ * The run's PGlite template (test/global-setup.ts writes it): a migrated empty database that a test's in-memory PGlite
+ * starts from, unless the test is about how a database is created or migrated.
+ */
+export const pgliteTemplate: string | undefined = process.env.TEST_PGLITE_TEMPLATE || undefined;
+
 /** A new, empty database on the TEST_DATABASE_URL server (on each node of a Citus cluster), and a function that drops it. */
 export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const adminUrl = process.env.TEST_DATABASE_URL;
@@ -53,7 +59,7 @@ export function emptyStores(driver: "pglite" | "postgres"): { fresh(): Promise<S
     async fresh() {
       const database = driver === "postgres" ? await createPostgresDatabase() : undefined;
       if (database) drops.push(database.drop);
-      const store = await openStore({ databaseUrl: database?.url, totalCountCap: 50_000 });
+      const store = await openStore({ databaseUrl: database?.url, pgliteTemplate, totalCountCap: 50_000 });
       opened.push(store);
       return store.store;
     },

@@ -8,7 +8,7 @@ import { type DemoEnvironment, type DemoOptions, defaultDemoOptions } from "../.
 import { loadDemoData } from "../../server/demo/load.js";
 import { handlers as realHandlers } from "../../server/handlers/index.js";
 import { openStore, type Store } from "../../server/store/store.js";
-import { createPostgresDatabase } from "./databases.js";
+import { createPostgresDatabase, pgliteTemplate } from "./databases.js";
 
 export interface TestServer {
   baseUrl: string;
@@ -43,6 +43,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   const config = { ...loadConfig({}), validateResponses: true, apiKeyCacheSeconds: 0, ...options.config };
   const opened = await openStore({
     databaseUrl: database?.url,
+    pgliteTemplate,
     totalCountCap: config.totalCountCap,
     poolSize: 20,
     statementTimeoutMs: config.statementTimeoutMs,
