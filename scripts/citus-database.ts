@@ -57,12 +57,34 @@ export async function createCitusDatabase(
     await run(urlOf(coordinatorUrl, node.host, node.port, name), ["CREATE EXTENSION citus"]);
   }
   const url = urlOf(coordinatorUrl, coordinator.host, coordinator.port, name);
-  await run(url, [
-    `SELECT citus_set_coordinator_host('${coordinator.host}', ${coordinator.port})`,
-    ...workerNodes.map((worker) => `SELECT citus_add_node('${worker.host}', ${worker.port})`),
-    ...(options.shardCount ? [`ALTER DATABASE ${name} SET citus.shard_count = ${options.shardCount}`] : []),
-  ]);
+  await oneAtATime(urlOf(coordinatorUrl, coordinator.host, coordinator.port, "postgres"), () =>
+    run(url, [
+      `SELECT citus_set_coordinator_host('${coordinator.host}', ${coordinator.port})`,
+      ...workerNodes.map((worker) => `SELECT citus_add_node('${worker.host}', ${worker.port})`),
+      ...(options.shardCount ? [`ALTER DATABASE ${name} SET citus.shard_count = ${options.shardCount}`] : []),
+    ]),
+  );
   return url;
+}
+
+// Any fixed number: the lock that databases of one cluster join their workers under.
+const addNodeLock = 724_511_002;
+
+/**
+ * Runs `work` while holding a lock in the coordinator's `postgres` database. `citus_add_node` copies the roles to the
+ * worker (ALTER ROLE, in a catalog all of the worker's databases share): two databases joining at once, as test files
+ * starting together do, fail with "tuple concurrently updated" ("failure on connection marked as essential" on the
+ * coordinator). Advisory locks are per database, so the lock is taken in one that every process shares.
+ */
+async function oneAtATime(adminUrl: string, work: () => Promise<void>): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query("SELECT pg_advisory_lock($1)", [addNodeLock]);
+    await work();
+  } finally {
+    await admin.end();
+  }
 }
 
 export async function dropCitusDatabase(coordinatorUrl: string, workers: string, name: string): Promise<void> {
