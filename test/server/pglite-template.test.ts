@@ -37,6 +37,7 @@ describe("a PGlite template", () => {
     const written = new Date();
     const fresh = await openStore({ totalCountCap: 10, pgliteThread });
     const fromTemplate = await openStore({ totalCountCap: 10, pgliteThread, pgliteTemplate: template });
+    let again: Awaited<ReturnType<typeof openStore>> | undefined;
     try {
       const expected = await schemaOf(fresh.store.db);
       expect(expected.migrations).toEqual(applied);
@@ -53,15 +54,15 @@ describe("a PGlite template", () => {
       for (const { at } of times.rows) expect(at.getTime()).toBeLessThan(written.getTime());
       // Each database opened from it is its own: a write to one is not in the next.
       await fromTemplate.store.access.ensureEnvironment("Template");
-      const again = await openStore({ totalCountCap: 10, pgliteThread, pgliteTemplate: template });
+      again = await openStore({ totalCountCap: 10, pgliteThread, pgliteTemplate: template });
       const environments = await sql<{ n: number }>`SELECT count(*)::int AS n FROM environments`.execute(
         again.store.db,
       );
       expect(environments.rows[0]?.n).toBe(0);
-      await again.close();
     } finally {
       await fresh.close();
       await fromTemplate.close();
+      await again?.close();
     }
   });
 
