@@ -1,8 +1,8 @@
 /**
  * Merges the pending entries of the substring filters' gram indexes into the indexes, off the request path.
  *
- * Every PATCH adds its grams to each gram index's pending list (it is never a HOT update: `updated_at` is indexed),
- * and the PATCH that finds the list past its 64 kB limit (migration 002) merges it, some 15-45 ms on the bench data,
+ * A PATCH that changes a searched column (a name, an e-mail, a phone) adds its grams to each gram index's pending list
+ * (a PATCH of anything else is a HOT update, which adds none: migration 010), and the PATCH that finds the list past its 64 kB limit (migration 002) merges it, some 15-45 ms on the bench data,
  * inside its own request. Merging a few times a second from the server instead keeps the lists under the limit at
  * moderate write rates: at 200 PATCHes/s on the bench data, PATCH p99 15-17 ms without it, 6-7 ms with it. A PATCH
  * never waits for it (PostgreSQL lets only one backend merge a list and the others skip), and with several instances

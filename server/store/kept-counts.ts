@@ -8,7 +8,10 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Database } from "./schema.js";
 
-/** The tables whose row triggers keep the counts (every user trigger on them is a count trigger). */
+/**
+ * The tables whose triggers keep the counts, and the subscribers' update order (migration 010): every user trigger on
+ * them keeps one or the other.
+ */
 const countedTables = ["subscribers", "notifications"] as const;
 
 /** The tables that hold the kept counts. */
@@ -93,9 +96,22 @@ export async function recountKeptCounts(db: Kysely<Database>): Promise<void> {
 }
 
 /**
- * Runs a bulk write with the count triggers off, then recounts. Call it inside a transaction: the triggers are off
- * for that transaction's writes only as long as it holds the tables (ALTER TABLE locks them), and come back on, with
- * the counts exact, when it commits; if it rolls back, nothing of it stays.
+ * Writes the order row (migration 010) of every subscriber that lacks one or whose `updated_at` moved: what the
+ * triggers would have written, once for a bulk write that ran without them.
+ */
+export async function refillUpdateOrder(db: Kysely<Database>): Promise<void> {
+  await sql`INSERT INTO subscriber_update_order AS o (environment_id, id, updated_at)
+    SELECT s.environment_id, s.id, s.updated_at FROM subscribers s
+    LEFT JOIN subscriber_update_order k ON k.environment_id = s.environment_id AND k.id = s.id
+    WHERE k.updated_at IS DISTINCT FROM s.updated_at
+    ON CONFLICT (environment_id, id) DO UPDATE SET updated_at = excluded.updated_at`.execute(db);
+}
+
+/**
+ * Runs a bulk write with the count triggers off (and the update order's), then recounts and writes the order rows.
+ * Call it inside a transaction: the triggers are off for that transaction's writes only as long as it holds the tables
+ * (ALTER TABLE locks them), and come back on, with the counts exact, when it commits; if it rolls back, nothing of it
+ * stays.
  */
 export async function withCountsRecountedAfter<T>(db: Kysely<Database>, work: () => Promise<T>): Promise<T> {
   // Citus lets its tables' triggers be turned off and on only with the first setting (citus/distribute.sql), and a
@@ -109,6 +125,7 @@ export async function withCountsRecountedAfter<T>(db: Kysely<Database>, work: ()
   for (const table of countedTables) await sql`ALTER TABLE ${sql.id(table)} DISABLE TRIGGER USER`.execute(db);
   const result = await work();
   await recountKeptCounts(db);
+  await refillUpdateOrder(db);
   for (const table of countedTables) await sql`ALTER TABLE ${sql.id(table)} ENABLE TRIGGER USER`.execute(db);
   return result;
 }

@@ -78,6 +78,16 @@ export interface NotificationsTable {
   filter_terms: ColumnType<string[], never, never>;
 }
 
+/**
+ * Each subscriber's `updated_at` beside its row, which the `updatedAt` order walks (migration 010): kept by triggers,
+ * so that a PATCH of what no index reads is a HOT update of the subscriber.
+ */
+export interface SubscriberUpdateOrderTable {
+  environment_id: string;
+  id: string;
+  updated_at: Timestamp;
+}
+
 /** Live (not deleted) subscribers per environment, kept by triggers. */
 export interface SubscriberCountsTable {
   environment_id: string;
@@ -139,6 +149,7 @@ export interface Database {
   subscribers: SubscribersTable;
   workflows: WorkflowsTable;
   notifications: NotificationsTable;
+  subscriber_update_order: SubscriberUpdateOrderTable;
   subscriber_counts: SubscriberCountsTable;
   subscriber_email_domains: SubscriberEmailDomainsTable;
   subscriber_search_gram_counts: SubscriberSearchGramCountsTable;

@@ -165,6 +165,52 @@ export class SubscriberSearchQueries {
   }
 
   /**
+   * The matching rows' ids in the plan's order, read towards the end of the order (`onward`) or its start, from `from`
+   * on when given. The `updatedAt` order is walked on the order rows kept beside the subscribers (migration 010: a PATCH
+   * changes `updated_at`, and indexed on the row it would make every PATCH touch every index), each joined to its
+   * subscriber, which the filters read; the other orders on the subscribers' own indexes.
+   */
+  private idsInOrder(
+    plan: SearchPlan,
+    onward: boolean,
+    limit: number,
+    from?: { key: Key; inclusive: boolean },
+  ): SelectQueryBuilder<Database, "subscribers", { id: string }> {
+    const direction = plan.direction(onward);
+    const past = from && plan.beyond(from.key, onward, from.inclusive);
+    if (plan.column === "updated_at") {
+      // Unqualified names bind to the nearest FROM: in the subquery the subscriber's columns (the filters'), outside it
+      // the order row's (the key's `updated_at` and `id`).
+      return this.reads
+        .selectFrom("subscriber_update_order")
+        .select("id")
+        .where("environment_id", "=", plan.environmentId)
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom("subscribers")
+              .select(sql`1`.as("one"))
+              .whereRef("subscribers.environment_id", "=", "subscriber_update_order.environment_id")
+              .whereRef("subscribers.id", "=", "subscriber_update_order.id")
+              .where(plan.matching as never),
+          ),
+        )
+        .$if(past !== undefined, (ids) => ids.where(past as never))
+        .orderBy("updated_at", direction)
+        .orderBy("id", direction)
+        .limit(limit) as unknown as SelectQueryBuilder<Database, "subscribers", { id: string }>;
+    }
+    return this.reads
+      .selectFrom("subscribers")
+      .select("id")
+      .where(plan.matching)
+      .$if(past !== undefined, (ids) => ids.where(past as Condition))
+      .orderBy(plan.column, direction)
+      .orderBy("id", direction)
+      .limit(limit);
+  }
+
+  /**
    * The page's rows, in the page's order, and whether more rows lie beyond it in the direction it was read: one row
    * more is read to know. The ids come first (from an index alone where it can), then only those rows whole.
    */
@@ -175,14 +221,8 @@ export class SubscriberSearchQueries {
     columns: readonly Columns[],
   ) {
     const direction = plan.direction(plan.forward);
-    let ids = this.reads
-      .selectFrom("subscribers")
-      .select("id")
-      .where(plan.matching)
-      .orderBy(plan.column, direction)
-      .orderBy("id", direction)
-      .limit(query.limit + 1);
-    if (cursor) ids = ids.where(plan.beyond(cursor, plan.forward, query.includeCursor));
+    const from = cursor && { key: cursor, inclusive: query.includeCursor };
+    const ids = this.idsInOrder(plan, plan.forward, query.limit + 1, from);
     const rows = await this.reads
       .selectFrom("subscribers")
       .select(columns)
@@ -198,16 +238,8 @@ export class SubscriberSearchQueries {
 
   /** Whether a matching row lies past `key`, towards the end of the order (`onward`) or its start. */
   async exists(plan: SearchPlan, key: Key, onward: boolean): Promise<boolean> {
-    const row = await this.reads
-      .selectFrom("subscribers")
-      .select("id")
-      .where(plan.matching)
-      .where(plan.beyond(key, onward))
-      // Ordered from the key, so that the sort index answers it (a plain LIMIT 1 may scan the table from its start).
-      .orderBy(plan.column, plan.direction(onward))
-      .orderBy("id", plan.direction(onward))
-      .limit(1)
-      .executeTakeFirst();
+    // Ordered from the key, so that the sort index answers it (a plain LIMIT 1 may scan the table from its start).
+    const row = await this.idsInOrder(plan, onward, 1, { key, inclusive: false }).executeTakeFirst();
     return row !== undefined;
   }
 

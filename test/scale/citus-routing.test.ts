@@ -147,6 +147,7 @@ describe.runIf(onCitus)("requests on Citus", () => {
       subscriber_counts: "distributed environment_id",
       subscriber_email_domains: "distributed environment_id",
       subscriber_search_gram_counts: "distributed environment_id",
+      subscriber_update_order: "distributed environment_id",
       subscribers: "distributed environment_id",
       workflows: "distributed environment_id",
     });

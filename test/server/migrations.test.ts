@@ -113,6 +113,10 @@ describe.each(drivers)("the folded schema (%s)", (driver) => {
     expect(subscriber.rows).toEqual([{ email_search: "ada@example.com", name_search: "ada " }]);
     const counts = await sql<{ live: string }>`SELECT live::text FROM subscriber_counts`.execute(old.db);
     expect(counts.rows).toEqual([{ live: "1" }]);
+    // Its order row (010), holding its updated_at.
+    const ordered = await sql<{ same: boolean }>`SELECT o.updated_at = s.updated_at AS same
+      FROM subscriber_update_order o JOIN subscribers s USING (environment_id, id)`.execute(old.db);
+    expect(ordered.rows).toEqual([{ same: true }]);
     const notification = await sql<{ filter_terms: string[] }>`SELECT filter_terms FROM notifications`.execute(old.db);
     expect(notification.rows[0]?.filter_terms).toEqual(["c:email", "cs:email:none"]);
   });

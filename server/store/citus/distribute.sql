@@ -22,15 +22,19 @@ DROP TRIGGER subscribers_kept_counts_delete ON subscribers;
 DROP TRIGGER notifications_kept_counts_insert ON notifications;
 DROP TRIGGER notifications_kept_counts_update ON notifications;
 DROP TRIGGER notifications_kept_counts_delete ON notifications;
+DROP TRIGGER subscribers_update_order_insert ON subscribers;
+DROP TRIGGER subscribers_update_order_update ON subscribers;
 
 -- Citus takes a foreign key between two of its tables only: the notifications' keys go, and come back once both
 -- sides are distributed.
 ALTER TABLE notifications DROP CONSTRAINT notifications_subscriber_fkey;
 ALTER TABLE notifications DROP CONSTRAINT notifications_template_fkey;
+ALTER TABLE subscriber_update_order DROP CONSTRAINT subscriber_update_order_subscriber_fkey;
 
 SELECT create_distributed_table('subscribers', 'environment_id');
 SELECT create_distributed_table('workflows', 'environment_id', colocate_with => 'subscribers');
 SELECT create_distributed_table('notifications', 'environment_id', colocate_with => 'subscribers');
+SELECT create_distributed_table('subscriber_update_order', 'environment_id', colocate_with => 'subscribers');
 SELECT create_distributed_table('subscriber_counts', 'environment_id', colocate_with => 'subscribers');
 SELECT create_distributed_table('subscriber_email_domains', 'environment_id', colocate_with => 'subscribers');
 SELECT create_distributed_table('subscriber_search_gram_counts', 'environment_id', colocate_with => 'subscribers');
@@ -42,6 +46,8 @@ ALTER TABLE notifications ADD CONSTRAINT notifications_subscriber_fkey
   FOREIGN KEY (environment_id, subscriber_id) REFERENCES subscribers (environment_id, id);
 ALTER TABLE notifications ADD CONSTRAINT notifications_template_fkey
   FOREIGN KEY (environment_id, template_id) REFERENCES workflows (environment_id, id);
+ALTER TABLE subscriber_update_order ADD CONSTRAINT subscriber_update_order_subscriber_fkey
+  FOREIGN KEY (environment_id, id) REFERENCES subscribers (environment_id, id) ON DELETE CASCADE;
 
 -- One row's change, as the statement triggers hand a statement's rows to the same functions. The row's fields are
 -- named one by one: on a shard, the trigger's rows are of the shard's own row type.
@@ -76,7 +82,7 @@ BEGIN
 END $$;
 
 -- Citus calls triggers on distributed tables unsafe: it cannot check what they do. These write only the counts of the
--- row's own environment, which sit on the row's own node.
+-- row's own environment, which sit on the row's own node, and the row's own order row (migration 010), beside it.
 SET LOCAL citus.enable_unsafe_triggers = on;
 CREATE TRIGGER subscribers_kept_counts_insert AFTER INSERT ON subscribers
   FOR EACH ROW EXECUTE FUNCTION count_subscriber_row();
@@ -94,3 +100,7 @@ CREATE TRIGGER notifications_kept_counts_update AFTER UPDATE ON notifications FO
   EXECUTE FUNCTION count_notification_row();
 CREATE TRIGGER notifications_kept_counts_delete AFTER DELETE ON notifications
   FOR EACH ROW EXECUTE FUNCTION count_notification_row();
+CREATE TRIGGER subscribers_update_order_insert AFTER INSERT ON subscribers
+  FOR EACH ROW EXECUTE FUNCTION write_subscriber_update_order();
+CREATE TRIGGER subscribers_update_order_update AFTER UPDATE OF updated_at ON subscribers FOR EACH ROW
+  WHEN (OLD.updated_at IS DISTINCT FROM NEW.updated_at) EXECUTE FUNCTION write_subscriber_update_order();
