@@ -1,7 +1,8 @@
 /**
  * Subscriber search in SQL: each filter the contract declares (contract/model/inputs/search-subscribers.ts) by its
- * name, a keyset walk on (orderBy, _id) in either direction, and the count of every match up to the cap, from a kept
- * count where one is exact. test/server/store-model.test.ts holds every filter of the declaration to the model.
+ * name, a keyset walk on (orderBy, _id) in either direction (the `updatedAt` order on the order rows kept beside the
+ * subscribers, migration 010), and the count of every match up to the cap, from a kept count where one is exact.
+ * test/server/store-model.test.ts holds every filter of the declaration to the model.
  */
 import type { QueryInputName, SubscriberCursor } from "@novu-query/contract/model";
 import {

@@ -23,7 +23,6 @@ DROP TRIGGER notifications_kept_counts_insert ON notifications;
 DROP TRIGGER notifications_kept_counts_update ON notifications;
 DROP TRIGGER notifications_kept_counts_delete ON notifications;
 DROP TRIGGER subscribers_update_order_insert ON subscribers;
-DROP TRIGGER subscribers_update_order_update ON subscribers;
 
 -- Citus takes a foreign key between two of its tables only: the notifications' keys go, and come back once both
 -- sides are distributed.
@@ -102,5 +101,3 @@ CREATE TRIGGER notifications_kept_counts_delete AFTER DELETE ON notifications
   FOR EACH ROW EXECUTE FUNCTION count_notification_row();
 CREATE TRIGGER subscribers_update_order_insert AFTER INSERT ON subscribers
   FOR EACH ROW EXECUTE FUNCTION write_subscriber_update_order();
-CREATE TRIGGER subscribers_update_order_update AFTER UPDATE OF updated_at ON subscribers FOR EACH ROW
-  WHEN (OLD.updated_at IS DISTINCT FROM NEW.updated_at) EXECUTE FUNCTION write_subscriber_update_order();

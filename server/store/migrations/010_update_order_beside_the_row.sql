@@ -5,13 +5,16 @@
 -- PATCH's 1.0 ms of PostgreSQL CPU, 72% of its WAL). Here `updated_at` stays on the row (answers read it there) and
 -- its order is a narrow row of its own, (environment, id, updated_at), whose index orders the `updatedAt` walks.
 --
--- Measured (D54) on the bench data at 300,000 subscribers, one connection, a `data` PATCH and its transaction as the
--- server sends them: 480-555 per second before, 1,100-1,340 after (98% of them HOT); the order row costs a tenth of it.
+-- Measured (D54) on the bench data at 300,000 subscribers with pgbench, the server's `data` PATCH in its transaction:
+-- 16 connections 595-714 per second before, 1,689-1,786 after (98% of the updates HOT), of which writing the order
+-- row takes about a tenth. Through the store, as the server runs a PATCH: bench/DATA-PATCH.md.
 --
--- The order rows are derived: triggers keep them as the rows are written (a row trigger for an UPDATE that changes
--- `updated_at`, a statement trigger for an INSERT; on Citus row triggers for both: citus/distribute.sql), the foreign
--- key deletes them with their subscriber (and TRUNCATE ... CASCADE empties them), and a bulk load, which turns the
--- triggers off, writes them once at its end (kept-counts.ts).
+-- Who writes the order rows: the PATCH, in the statement that updates its subscriber (subscribers.ts; the store's
+-- only UPDATE of `updated_at`); a trigger for an INSERT (a statement trigger; on Citus, which runs no transition
+-- tables, a row trigger: citus/distribute.sql); the foreign key deletes them with their subscriber (and TRUNCATE ...
+-- CASCADE empties them); and a bulk load, which turns the triggers off, writes them once at its end (kept-counts.ts).
+-- Not a trigger for the PATCH: on Citus a row trigger's statement goes through the distributed executor from the
+-- shard, and cost more than the HOT update saved (bench/DATA-PATCH.md).
 
 -- Whether this database's subscribers are already spread over Citus workers (a Citus database made before this
 -- migration). A new database, Citus or not, is distributed after its migrations (citus/distribute.sql).
@@ -55,19 +58,15 @@ DROP INDEX subscribers_order_updated;
 -- older ones as PostgreSQL prunes the versions that PATCHes leave behind.
 ALTER TABLE subscribers SET (fillfactor = 90);
 
--- One function for the statement trigger (a statement's new rows) and the row triggers (one row; on Citus, which runs
--- no transition tables, for inserts too).
+-- One function for the statement trigger (a statement's new rows) and the row trigger of Citus (one row).
 CREATE FUNCTION write_subscriber_update_order() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_LEVEL = 'STATEMENT' THEN
     INSERT INTO subscriber_update_order (environment_id, id, updated_at)
     SELECT environment_id, id, updated_at FROM new_rows;
-  ELSIF TG_OP = 'INSERT' THEN
+  ELSE
     INSERT INTO subscriber_update_order (environment_id, id, updated_at)
     VALUES (NEW.environment_id, NEW.id, NEW.updated_at);
-  ELSE
-    UPDATE subscriber_update_order SET updated_at = NEW.updated_at
-    WHERE environment_id = NEW.environment_id AND id = NEW.id;
   END IF;
   RETURN NULL;
 END $$;
@@ -83,8 +82,6 @@ BEGIN
     CREATE TRIGGER subscribers_update_order_insert AFTER INSERT ON subscribers
       REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION write_subscriber_update_order();
   END IF;
-  CREATE TRIGGER subscribers_update_order_update AFTER UPDATE OF updated_at ON subscribers FOR EACH ROW
-    WHEN (OLD.updated_at IS DISTINCT FROM NEW.updated_at) EXECUTE FUNCTION write_subscriber_update_order();
 END $$;
 
 DROP FUNCTION subscribers_distributed();
