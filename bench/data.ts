@@ -129,14 +129,17 @@ if (!onPglite && !values.scratch) {
   rerenderResults("bench");
 }
 
-/** Drops every index of the two big tables that no constraint needs, and returns the statements to rebuild them. */
+/**
+ * Drops every index of the big tables (the subscribers' order rows too, migration 010) that no constraint needs, and
+ * returns the statements to rebuild them.
+ */
 async function dropSecondaryIndexes(target: Store): Promise<{ name: string; definition: string }[]> {
   const { rows: found } = await sql<{ name: string; definition: string }>`
     SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition
     FROM pg_index i
     JOIN pg_class c ON c.oid = i.indexrelid
     JOIN pg_class t ON t.oid = i.indrelid
-    WHERE t.relname IN ('subscribers', 'notifications')
+    WHERE t.relname IN ('subscribers', 'subscriber_update_order', 'notifications')
       AND NOT i.indisprimary AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)
     ORDER BY c.relname`.execute(target.db);
   for (const index of found) await sql`DROP INDEX ${sql.id(index.name)}`.execute(target.db);

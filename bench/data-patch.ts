@@ -1,0 +1,250 @@
+/**
+ * PATCHes of `data` from 16 connections at once (`npm run bench:patches`): what keeping the `updatedAt` order beside
+ * the subscribers (migration 010: their PATCHes are HOT updates, which touch no index) gains over indexing `updated_at`
+ * on the row, as before it (every PATCH a new entry in each of the table's indexes, the six gram indexes included).
+ * Both layouts on one database, switched between interleaved rounds (the index made or dropped), so that nothing but
+ * the layout differs; medians and ratios. The PATCH writes the order row in both (its statement does), so the old
+ * layout is measured with that cost too: the ratio is, if anything, low. On PostgreSQL
+ * (the private cluster, or BENCH_DATABASE_URL's server), PGlite (one connection) and Citus when its source is at hand.
+ * Store calls in one transaction with the idempotency record, as the server runs a PATCH. Writes bench/DATA-PATCH.md.
+ */
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { runIdempotently } from "@novu-query/express";
+import { type Kysely, sql } from "kysely";
+import pg from "pg";
+import { createCitusDatabase, dropCitusDatabase } from "../scripts/citus-database.js";
+import { exitWithUsageIfAsked } from "../scripts/usage.js";
+import { DatabaseIdempotencyStore } from "../server/database-idempotency.js";
+import { loadDemo } from "../server/demo/load.js";
+import { defaultDemoOptions } from "../server/demo/options.js";
+import type { Database } from "../server/store/schema.js";
+import { type OpenedStore, openStore } from "../server/store/store.js";
+import { benchDatabaseUrl } from "./database.js";
+import { median, summarize } from "./stats.js";
+import { storeClosedLoop } from "./store-alone.js";
+
+exitWithUsageIfAsked(
+  "Usage: npm run bench:patches -- [--no-citus]   (BENCH_PATCH_SUBSCRIBERS, BENCH_PATCH_SECONDS, BENCH_DATABASE_URL) writes bench/DATA-PATCH.md",
+);
+
+const subscribers = Number(process.env.BENCH_PATCH_SUBSCRIBERS ?? 50_000);
+const connections = 16;
+const seconds = Number(process.env.BENCH_PATCH_SECONDS ?? 5);
+const rounds = 5;
+
+interface Target {
+  store: OpenedStore;
+  environmentId: string;
+  subscriberIds: string[];
+  /** Whether the HOT share can be read here (not on Citus, whose shards' statistics are on the workers). */
+  counted: boolean;
+}
+
+/** The two layouts, each made from the other by its statements (in one transaction). */
+const layouts = [
+  { name: "order beside the row", statements: ["DROP INDEX IF EXISTS subscribers_order_updated"] },
+  {
+    name: "updated_at indexed on the row",
+    statements: [
+      "CREATE INDEX subscribers_order_updated ON subscribers (environment_id, updated_at, id) WHERE NOT deleted",
+    ],
+  },
+] as const;
+
+async function switchLayout(db: Kysely<Database>, layout: (typeof layouts)[number]): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    // Citus: its tables' triggers made and dropped only with the first setting, and DDL with a statement over every
+    // shard in one transaction only on one connection per node (kept-counts.ts).
+    await sql`SET LOCAL citus.enable_unsafe_triggers = on`.execute(tx);
+    await sql`SET LOCAL citus.multi_shard_modify_mode = 'sequential'`.execute(tx);
+    for (const statement of layout.statements) await sql.raw(statement).execute(tx);
+  });
+  await sql`ANALYZE subscribers`.execute(db);
+}
+
+async function prepare(store: OpenedStore, counted: boolean): Promise<Target> {
+  await loadDemo(store.store, { ...defaultDemoOptions, subscribers, notifications: 0 });
+  const environment = await store.store.db
+    .selectFrom("environments")
+    .select("id")
+    .where("name", "=", "Production")
+    .executeTakeFirstOrThrow();
+  const ids = await store.store.db
+    .selectFrom("subscribers")
+    .select("subscriber_id")
+    .where("environment_id", "=", environment.id)
+    .where("deleted", "=", false)
+    .execute();
+  return { store, environmentId: environment.id, subscriberIds: ids.map((row) => row.subscriber_id), counted };
+}
+
+let keys = 0;
+let patches = 0;
+
+/** A `data` PATCH, run as the server runs it: one transaction with its idempotency key's lock and stored answer. */
+function dataPatch(target: Target, idempotency: DatabaseIdempotencyStore) {
+  return async () => {
+    const n = patches++;
+    // Spread over the table (7,919 is prime): consecutive PATCHes from the 16 loops land on different pages, as
+    // PATCHes of a real environment's subscribers do, not on neighbours that share a page.
+    const id = target.subscriberIds[(n * 7919) % target.subscriberIds.length] as string;
+    const body = { data: { plan: n % 2 === 0 ? "team" : "enterprise", seats: n } };
+    await runIdempotently(
+      idempotency,
+      {
+        scope: target.environmentId,
+        key: `patches-${process.pid}-${keys++}`,
+        method: "PATCH",
+        path: `/v2/subscribers/${id}`,
+        body,
+        ttlSeconds: 86_400,
+      },
+      async (tx) => ({ status: 200, body: await tx.subscribers.patch(target.environmentId, id, body) }),
+      (error) => ({ statusCode: error.status, message: error.message }) as never,
+    );
+  };
+}
+
+/**
+ * The subscribers' updates and HOT updates so far, as PostgreSQL's statistics have them once every backend reported
+ * its own: a busy backend reports at most once a second, an idle one within ten (PGSTAT_IDLE_INTERVAL).
+ */
+async function updateCounts(db: Kysely<Database>, settle: boolean): Promise<{ updated: number; hot: number }> {
+  if (settle) await new Promise((resolve) => setTimeout(resolve, 11_000));
+  const { rows } = await sql<{ updated: string; hot: string }>`
+    SELECT n_tup_upd AS updated, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = 'subscribers'`.execute(
+    db,
+  );
+  return { updated: Number(rows[0]?.updated), hot: Number(rows[0]?.hot) };
+}
+
+async function round(target: Target, loops: number) {
+  const db = target.store.store.db;
+  // Nothing updates a subscriber between rounds: the counts settled after the last one are the ones before this one.
+  const before = target.counted ? await updateCounts(db, false) : undefined;
+  const run = await storeClosedLoop(
+    target.store.store,
+    dataPatch(target, new DatabaseIdempotencyStore(target.store.store)),
+    { connections: loops, seconds },
+  );
+  if (run.errors > 0) throw new Error(`${run.errors} data PATCHes failed in a round`);
+  let hotShare: number | undefined;
+  if (before) {
+    const after = await updateCounts(db, true);
+    hotShare = (after.hot - before.hot) / Math.max(1, after.updated - before.updated);
+  }
+  return { perSecond: run.requestsPerSecond, p50: summarize(run.latenciesMs).p50, hotShare };
+}
+
+/** Interleaved rounds of both layouts on one database: medians. */
+async function compare(target: Target, loops: number) {
+  const runs: Awaited<ReturnType<typeof round>>[][] = [[], []];
+  for (let r = 0; r < rounds; r++) {
+    for (const [at, layout] of layouts.entries()) {
+      await switchLayout(target.store.store.db, layout);
+      runs[at]?.push(await round(target, loops));
+    }
+  }
+  await switchLayout(target.store.store.db, layouts[0]);
+  const results = layouts.map((layout, at) => {
+    const shares = (runs[at] ?? []).flatMap((run) => (run.hotShare === undefined ? [] : [run.hotShare]));
+    return {
+      name: layout.name,
+      perSecond: median((runs[at] ?? []).map((run) => run.perSecond)),
+      p50: median((runs[at] ?? []).map((run) => run.p50)),
+      hotShare: shares.length > 0 ? median(shares) : undefined,
+    };
+  });
+  // The layouts did what they say: the old one updates no row in place of its version.
+  if (results[1]?.hotShare !== undefined && results[1].hotShare > 0) {
+    throw new Error(`"${layouts[1].name}" rounds made ${results[1].hotShare} of their updates HOT`);
+  }
+  return results;
+}
+
+async function onPostgres() {
+  const base = new URL(await benchDatabaseUrl(process.env.BENCH_DATABASE_URL));
+  const admin = new pg.Client({ connectionString: base.toString() });
+  await admin.connect();
+  const databaseName = "novu_bench_patches";
+  await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${databaseName}`);
+  const url = new URL(base);
+  url.pathname = `/${databaseName}`;
+  const store = await openStore({ databaseUrl: url.toString(), totalCountCap: 50_000, poolSize: connections });
+  try {
+    return await compare(await prepare(store, true), connections);
+  } finally {
+    await store.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+async function onPglite() {
+  const store = await openStore({ totalCountCap: 50_000 });
+  try {
+    return await compare(await prepare(store, true), 1);
+  } finally {
+    await store.close();
+  }
+}
+
+/** On Citus (scripts/citus.sh: a coordinator and two workers on this machine), when its source is at hand. */
+async function onCitus() {
+  try {
+    execFileSync("scripts/citus.sh", ["source"], { stdio: "pipe" });
+  } catch {
+    return undefined;
+  }
+  const coordinator = execFileSync("scripts/citus.sh", ["start"], { encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .at(-1) as string;
+  const workers = execFileSync("scripts/citus.sh", ["workers"], { encoding: "utf8" }).trim();
+  const databaseName = "novu_bench_patches_citus";
+  await dropCitusDatabase(coordinator, workers, databaseName);
+  const url = await createCitusDatabase(coordinator, workers, databaseName);
+  const store = await openStore({ databaseUrl: url, totalCountCap: 50_000, poolSize: connections });
+  try {
+    return await compare(await prepare(store, false), connections);
+  } finally {
+    await store.close();
+    await dropCitusDatabase(coordinator, workers, databaseName);
+  }
+}
+
+const postgresResults = await onPostgres();
+console.log("PostgreSQL", postgresResults);
+const pgliteResults = await onPglite();
+console.log("PGlite", pgliteResults);
+const citusResults = process.argv.includes("--no-citus") ? undefined : await onCitus();
+
+const row = (driver: string, results: typeof postgresResults) => {
+  const [now, before] = results as [(typeof results)[0], (typeof results)[0]];
+  const share = (value: number | undefined) => (value === undefined ? "n/a" : `${Math.round(value * 100)}%`);
+  return `| ${driver} | ${now.perSecond.toFixed(0)} | ${before.perSecond.toFixed(0)} | **${(now.perSecond / before.perSecond).toFixed(2)}×** | ${now.p50.toFixed(2)} | ${before.p50.toFixed(2)} | ${share(now.hotShare)} | ${share(before.hotShare)} |`;
+};
+const report = `# Data PATCHes and the update order
+
+\`npm run bench:patches\` (bench/data-patch.ts), ${new Date().toISOString().slice(0, 10)}, Node ${process.versions.node},
+${subscribers.toLocaleString("en-US")} demo subscribers. PATCHes of \`data\` (what no index reads), each run as the server runs a
+PATCH (one transaction with its idempotency key's lock and stored answer); ${rounds} interleaved rounds of ${seconds} s per
+layout on one database, medians. "Order beside the row" is migration 010: the \`updatedAt\` order in
+\`subscriber_update_order\`, written by the PATCH's own statement, so that the subscriber's update is HOT
+(PostgreSQL writes the new version on the same page and no index entry). "updated_at indexed on the row" is the same
+database with the index of before migration 010 made again: every PATCH a new entry in each of the table's indexes
+(and, here, the order row written as well, which before migration 010 was not: the ratio is, if anything, low).
+
+| database | order beside the row (PATCH/s) | updated_at indexed on the row (PATCH/s) | ratio | p50 ms, beside | p50 ms, indexed | HOT updates, beside | HOT updates, indexed |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+${row(`PostgreSQL, ${connections} connections`, postgresResults)}
+${row("PGlite, one connection", pgliteResults)}
+${citusResults ? row(`Citus, coordinator and 2 workers, ${connections} connections`, citusResults) : "| Citus | not measured: no Citus source here (scripts/citus.sh source) | | | | | | |"}
+
+HOT updates: the share of the subscribers' updates in a round that were HOT (\`pg_stat_user_tables\`); on Citus the
+shards' statistics are on the workers, so not read.
+`;
+writeFileSync(new URL("./DATA-PATCH.md", import.meta.url), report);
+console.log(report);
