@@ -34,8 +34,17 @@ const migrationLock = 724_511_001;
 export async function migrate(db: Kysely<Database>): Promise<string[]> {
   const files = sqlFiles(migrationsDir);
   return db.connection().execute(async (conn) => {
-    // Migrations may build indexes over millions of rows: no statement timeout for them.
-    await sql`SET statement_timeout = 0`.execute(conn);
+    // Migrations may build indexes over millions of rows: no statement timeout for them. The SET itself runs under the
+    // pool's timeout, which a busy machine can keep it past when that is tiny (1 ms in a test, on a loaded Citus
+    // coordinator): a SET cancelled by it is sent again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await sql`SET statement_timeout = 0`.execute(conn);
+        break;
+      } catch (error) {
+        if ((error as { code?: string }).code !== "57014" || attempt === 5) throw error;
+      }
+    }
     await sql`SELECT pg_advisory_lock(${migrationLock})`.execute(conn);
     try {
       await sql`CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(
