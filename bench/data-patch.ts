@@ -8,19 +8,13 @@
  * (the private cluster, or BENCH_DATABASE_URL's server), PGlite (one connection) and Citus when its source is at hand.
  * Store calls in one transaction with the idempotency record, as the server runs a PATCH. Writes bench/DATA-PATCH.md.
  */
-import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { runIdempotently } from "@novu-query/express";
 import { type Kysely, sql } from "kysely";
-import pg from "pg";
-import { createCitusDatabase, dropCitusDatabase } from "../scripts/citus-database.js";
 import { exitWithUsageIfAsked } from "../scripts/usage.js";
 import { DatabaseIdempotencyStore } from "../server/database-idempotency.js";
-import { loadDemo } from "../server/demo/load.js";
-import { defaultDemoOptions } from "../server/demo/options.js";
 import type { Database } from "../server/store/schema.js";
 import { type OpenedStore, openStore } from "../server/store/store.js";
-import { benchDatabaseUrl } from "./database.js";
+import { loadPatchTargets, patchAsServer, withScratchCitus, withScratchPostgres } from "./patch-bench-databases.js";
 import { median, summarize } from "./stats.js";
 import { storeClosedLoop } from "./store-alone.js";
 
@@ -64,19 +58,7 @@ async function switchLayout(db: Kysely<Database>, layout: (typeof layouts)[numbe
 }
 
 async function prepare(store: OpenedStore, counted: boolean): Promise<Target> {
-  await loadDemo(store.store, { ...defaultDemoOptions, subscribers, notifications: 0 });
-  const environment = await store.store.db
-    .selectFrom("environments")
-    .select("id")
-    .where("name", "=", "Production")
-    .executeTakeFirstOrThrow();
-  const ids = await store.store.db
-    .selectFrom("subscribers")
-    .select("subscriber_id")
-    .where("environment_id", "=", environment.id)
-    .where("deleted", "=", false)
-    .execute();
-  return { store, environmentId: environment.id, subscriberIds: ids.map((row) => row.subscriber_id), counted };
+  return { store, ...(await loadPatchTargets(store, subscribers)), counted };
 }
 
 let keys = 0;
@@ -90,19 +72,7 @@ function dataPatch(target: Target, idempotency: DatabaseIdempotencyStore) {
     // PATCHes of a real environment's subscribers do, not on neighbours that share a page.
     const id = target.subscriberIds[(n * 7919) % target.subscriberIds.length] as string;
     const body = { data: { plan: n % 2 === 0 ? "team" : "enterprise", seats: n } };
-    await runIdempotently(
-      idempotency,
-      {
-        scope: target.environmentId,
-        key: `patches-${process.pid}-${keys++}`,
-        method: "PATCH",
-        path: `/v2/subscribers/${id}`,
-        body,
-        ttlSeconds: 86_400,
-      },
-      async (tx) => ({ status: 200, body: await tx.subscribers.patch(target.environmentId, id, body) }),
-      (error) => ({ statusCode: error.status, message: error.message }) as never,
-    );
+    await patchAsServer(idempotency, target.environmentId, id, body, `patches-${process.pid}-${keys++}`);
   };
 }
 
@@ -163,24 +133,10 @@ async function compare(target: Target, loops: number) {
   return results;
 }
 
-async function onPostgres() {
-  const base = new URL(await benchDatabaseUrl(process.env.BENCH_DATABASE_URL));
-  const admin = new pg.Client({ connectionString: base.toString() });
-  await admin.connect();
-  const databaseName = "novu_bench_patches";
-  await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${databaseName}`);
-  const url = new URL(base);
-  url.pathname = `/${databaseName}`;
-  const store = await openStore({ databaseUrl: url.toString(), totalCountCap: 50_000, poolSize: connections });
-  try {
-    return await compare(await prepare(store, true), connections);
-  } finally {
-    await store.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-    await admin.end();
-  }
-}
+const onPostgres = () =>
+  withScratchPostgres("novu_bench_patches", connections, async (store) =>
+    compare(await prepare(store, true), connections),
+  );
 
 async function onPglite() {
   const store = await openStore({ totalCountCap: 50_000 });
@@ -191,29 +147,11 @@ async function onPglite() {
   }
 }
 
-/** On Citus (scripts/citus.sh: a coordinator and two workers on this machine), when its source is at hand. */
-async function onCitus() {
-  try {
-    execFileSync("scripts/citus.sh", ["source"], { stdio: "pipe" });
-  } catch {
-    return undefined;
-  }
-  const coordinator = execFileSync("scripts/citus.sh", ["start"], { encoding: "utf8" })
-    .trim()
-    .split("\n")
-    .at(-1) as string;
-  const workers = execFileSync("scripts/citus.sh", ["workers"], { encoding: "utf8" }).trim();
-  const databaseName = "novu_bench_patches_citus";
-  await dropCitusDatabase(coordinator, workers, databaseName);
-  const url = await createCitusDatabase(coordinator, workers, databaseName);
-  const store = await openStore({ databaseUrl: url, totalCountCap: 50_000, poolSize: connections });
-  try {
-    return await compare(await prepare(store, false), connections);
-  } finally {
-    await store.close();
-    await dropCitusDatabase(coordinator, workers, databaseName);
-  }
-}
+/** On Citus, when its source is at hand (the HOT share not read: the shards' statistics are on the workers). */
+const onCitus = () =>
+  withScratchCitus("novu_bench_patches_citus", connections, async (store) =>
+    compare(await prepare(store, false), connections),
+  );
 
 const postgresResults = await onPostgres();
 console.log("PostgreSQL", postgresResults);

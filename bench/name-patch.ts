@@ -9,18 +9,14 @@
  * and the benchmark's "PostgreSQL alone" column run a PATCH.
  * Writes bench/NAME-PATCH.md.
  */
-import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { runIdempotently } from "@novu-query/express";
 import { sql } from "kysely";
 import pg from "pg";
-import { createCitusDatabase, dropCitusDatabase, parseWorkers, urlOf } from "../scripts/citus-database.js";
+import { parseWorkers, urlOf } from "../scripts/citus-database.js";
 import { exitWithUsageIfAsked } from "../scripts/usage.js";
 import { DatabaseIdempotencyStore } from "../server/database-idempotency.js";
-import { loadDemo } from "../server/demo/load.js";
-import { defaultDemoOptions } from "../server/demo/options.js";
 import { type OpenedStore, openStore } from "../server/store/store.js";
-import { benchDatabaseUrl } from "./database.js";
+import { loadPatchTargets, patchAsServer, withScratchCitus, withScratchPostgres } from "./patch-bench-databases.js";
 import { median, summarize } from "./stats.js";
 import { storeClosedLoop } from "./store-alone.js";
 
@@ -73,29 +69,12 @@ async function switchDesign(target: Target, design: (typeof designs)[number]): P
 }
 
 async function prepare(store: OpenedStore, databaseName?: string): Promise<Target> {
-  await loadDemo(store.store, { ...defaultDemoOptions, subscribers, notifications: 0 });
-  const environment = await store.store.db
-    .selectFrom("environments")
-    .select("id")
-    .where("name", "=", "Production")
-    .executeTakeFirstOrThrow();
-  const ids = await store.store.db
-    .selectFrom("subscribers")
-    .select("subscriber_id")
-    .where("environment_id", "=", environment.id)
-    .where("deleted", "=", false)
-    .execute();
+  const targets = await loadPatchTargets(store, subscribers);
   const slots = await sql<{ slot: number }>`SELECT DISTINCT slot FROM subscriber_search_gram_counts`.execute(
     store.store.db,
   );
   if (slots.rows.length !== 1) throw new Error(`the load wrote the counts to ${slots.rows.length} slots, not one`);
-  return {
-    store,
-    environmentId: environment.id,
-    subscriberIds: ids.map((row) => row.subscriber_id),
-    databaseName,
-    loadedSlot: Number(slots.rows[0]?.slot),
-  };
+  return { store, ...targets, databaseName, loadedSlot: Number(slots.rows[0]?.slot) };
 }
 
 /** A name PATCH (every other one an e-mail's domain too), run as the server runs it: one transaction with its key. */
@@ -110,20 +89,7 @@ function namePatch(target: Target, idempotency: DatabaseIdempotencyStore) {
       n % 2 === 0
         ? { firstName: `${name} ${n}` }
         : { firstName: `${name} ${n}`, email: `${name.toLowerCase()}.${n}@${domains[n % domains.length]}` };
-    // As the server runs a PATCH: one transaction with its idempotency key's lock and stored answer.
-    await runIdempotently(
-      idempotency,
-      {
-        scope: target.environmentId,
-        key: `names-${process.pid}-${keys++}`,
-        method: "PATCH",
-        path: `/v2/subscribers/${id}`,
-        body,
-        ttlSeconds: 86_400,
-      },
-      async (tx) => ({ status: 200, body: await tx.subscribers.patch(target.environmentId, id, body) }),
-      (error) => ({ statusCode: error.status, message: error.message }) as never,
-    );
+    await patchAsServer(idempotency, target.environmentId, id, body, `names-${process.pid}-${keys++}`);
   };
 }
 
@@ -165,24 +131,10 @@ async function round(target: Target, loops: number, samplers: pg.Client[]) {
 let keys = 0;
 let patches = 0;
 
-async function onPostgres(): Promise<Awaited<ReturnType<typeof compare>>> {
-  const base = new URL(await benchDatabaseUrl(process.env.BENCH_DATABASE_URL));
-  const admin = new pg.Client({ connectionString: base.toString() });
-  await admin.connect();
-  const databaseName = "novu_bench_names";
-  await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${databaseName}`);
-  const url = new URL(base);
-  url.pathname = `/${databaseName}`;
-  const store = await openStore({ databaseUrl: url.toString(), totalCountCap: 50_000, poolSize: connections });
-  try {
-    return await compare(await prepare(store, databaseName), connections, [admin]);
-  } finally {
-    await store.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-    await admin.end();
-  }
-}
+const onPostgres = () =>
+  withScratchPostgres("novu_bench_names", connections, async (store, admin) =>
+    compare(await prepare(store, "novu_bench_names"), connections, [admin]),
+  );
 
 async function onPglite(): Promise<Awaited<ReturnType<typeof compare>>> {
   const store = await openStore({ totalCountCap: 50_000 });
@@ -234,36 +186,22 @@ function changedSlots(before: Map<number, string>, after: Map<number, string>): 
 }
 
 /**
- * On Citus (scripts/citus.sh: a coordinator and two workers on this machine), when its source is at hand. The counts are
- * written on the workers, so their backends are the ones sampled (with the coordinator's).
+ * On Citus, when its source is at hand. The counts are written on the workers, so their backends are the ones sampled
+ * (with the coordinator's).
  */
-async function onCitus(): Promise<Awaited<ReturnType<typeof compare>> | undefined> {
-  try {
-    execFileSync("scripts/citus.sh", ["source"], { stdio: "pipe" });
-  } catch {
-    return undefined;
-  }
-  const coordinator = execFileSync("scripts/citus.sh", ["start"], { encoding: "utf8" })
-    .trim()
-    .split("\n")
-    .at(-1) as string;
-  const workers = execFileSync("scripts/citus.sh", ["workers"], { encoding: "utf8" }).trim();
-  const databaseName = "novu_bench_names_citus";
-  await dropCitusDatabase(coordinator, workers, databaseName);
-  const url = await createCitusDatabase(coordinator, workers, databaseName);
-  const samplers = [url, ...parseWorkers(workers).map(({ host, port }) => urlOf(url, host, port, databaseName))].map(
-    (connectionString) => new pg.Client({ connectionString }),
-  );
-  for (const sampler of samplers) await sampler.connect();
-  const store = await openStore({ databaseUrl: url, totalCountCap: 50_000, poolSize: connections });
-  try {
-    return await compare(await prepare(store, databaseName), connections, samplers);
-  } finally {
-    await store.close();
-    for (const sampler of samplers) await sampler.end();
-    await dropCitusDatabase(coordinator, workers, databaseName);
-  }
-}
+const onCitus = () =>
+  withScratchCitus("novu_bench_names_citus", connections, async (store, { url, workers }) => {
+    const databaseName = "novu_bench_names_citus";
+    const samplers = [url, ...parseWorkers(workers).map(({ host, port }) => urlOf(url, host, port, databaseName))].map(
+      (connectionString) => new pg.Client({ connectionString }),
+    );
+    for (const sampler of samplers) await sampler.connect();
+    try {
+      return await compare(await prepare(store, databaseName), connections, samplers);
+    } finally {
+      for (const sampler of samplers) await sampler.end();
+    }
+  });
 
 const postgresResults = await onPostgres();
 const pgliteResults = await onPglite();
