@@ -1,0 +1,50 @@
+/**
+ * The test files a run leaves out (test/scopes.ts) are what their names say: each pattern names files that exist, and
+ * the files left out on Citus never reach a PostgreSQL database, so that leaving them out there loses no Citus run.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { noPostgres, notRuntime } from "../scopes.js";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+
+/** The test files under test/, relative to the repository's root. */
+const testFiles = readdirSync(join(root, "test"), { recursive: true })
+  .map((path) => `test/${String(path)}`)
+  .filter((path) => path.endsWith(".test.ts"));
+
+/** The files a pattern of test/scopes.ts names: a path, a folder's every file (`dir/**`), or a `*` within a name. */
+function matching(pattern: string): string[] {
+  const expression = new RegExp(
+    `^${pattern
+      .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+      .replace("/**", "/.+")
+      .replace(/\*/g, "[^/]*")}$`,
+  );
+  return testFiles.filter((path) => expression.test(path));
+}
+
+/** What in a test file's source opens, or may open, a PostgreSQL database. */
+const reachesPostgres = [
+  /\bdrivers\b/,
+  /\bonCitus\b/,
+  /createPostgresDatabase/,
+  /emptyStores/,
+  /\bDATABASE_URL\s*:/,
+  /process\.env\.\w*DATABASE_URL/,
+  /driver: "postgres"/,
+  /databaseUrl/,
+];
+
+describe("the test scopes", () => {
+  it.each([...notRuntime, ...noPostgres])("%s names test files that exist", (pattern) => {
+    expect(matching(pattern)).not.toEqual([]);
+  });
+
+  it.each(noPostgres.flatMap(matching))("%s, left out on Citus, never reaches PostgreSQL", (file) => {
+    const source = readFileSync(join(root, file), "utf8");
+    expect(reachesPostgres.filter((pattern) => pattern.test(source)).map(String)).toEqual([]);
+  });
+});

@@ -1,0 +1,52 @@
+/** Which test files a run leaves out: vitest.config.ts applies these, test/layout/scopes.test.ts holds them true. */
+
+/**
+ * `TEST_SCOPE=runtime`: only the suites whose outcome can depend on the Node.js version that runs them (the HTTP
+ * server and its sockets, the PGlite worker and its supervisor, processes started and stopped, the clients and
+ * mocks), for the second Node version in CI. Left out: the SQL and model suites (the database decides them), the
+ * property tests, the build, diff and docs checks, the conformance suite (the rules' outcome is the server's, which
+ * the server suites cover on each Node), and the packaging tests, which run every app under Node 20 and 24 already.
+ */
+export const notRuntime = [
+  "test/kit/**",
+  "test/packages/**",
+  "test/diff/**",
+  "test/docs/**",
+  "test/layout/**",
+  "test/conformance/**",
+  "test/scale/**",
+  "test/reliability/isolation.test.ts",
+  "test/reliability/concurrency.test.ts",
+  "test/server/gram-index-merges.test.ts",
+  "test/server/demo-snapshot.test.ts",
+  "test/server/foreign-key-checks.test.ts",
+  "test/server/token-bucket.test.ts",
+  "test/server/cursor-walk.test.ts",
+  "test/server/unstorable-input.test.ts",
+  "test/reliability/fuzz-*.test.ts",
+  "test/server/store-model.test.ts",
+  "test/server/email-domain-counts.test.ts",
+  "test/server/search-gram-counts.test.ts",
+  "test/server/kept-counts-recount.test.ts",
+  "test/server/query-plans.test.ts",
+  "test/server/substring-search.test.ts",
+  "test/server/migrations.test.ts",
+];
+
+/**
+ * `CITUS=on`: the suites that never open a PostgreSQL database (PGlite alone, or no database) are left out. They would
+ * run exactly as they ran in `npm test`: with CITUS=on the database suites run on the coordinator alone
+ * (test/support/databases.ts `drivers`), and these have nothing for it to run.
+ */
+export const noPostgres = [
+  "test/sdk/**",
+  "test/server/demo-snapshot.test.ts",
+  "test/server/key-cache.test.ts",
+  "test/server/keys-cli.test.ts",
+  "test/server/load-overlap.test.ts",
+  "test/server/object-id.test.ts",
+  "test/server/pglite-template.test.ts",
+  "test/server/production-start.test.ts",
+  "test/server/scaffold.test.ts",
+  "test/server/start.test.ts",
+];
