@@ -11,15 +11,6 @@ import { workspacePackages } from "../../scripts/packages.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
-/**
- * Vitest arguments that leave out conformance.test.ts's command-line describe in the copy: the same rules again through
- * a process of their own (half that file's time), which prove nothing more for a kit.
- */
-export const withoutConformanceCommand = [
-  "--testNamePattern",
-  "^(?!.*novu-query-conformance \\(npm run conformance\\))",
-];
-
 /** Runs a command in the copy: test/support/run-command.ts. */
 export { runCommand as run } from "../support/run-command.js";
 
