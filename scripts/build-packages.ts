@@ -39,10 +39,19 @@ function minifySpecs(distDir: string): void {
 }
 
 exitWithUsageIfAsked("Usage: npm run build:packages   compiles every package into its dist/");
+for (const pkg of workspacePackages) rmSync(join(root, pkg.dir, "dist"), { recursive: true, force: true });
+// Every project in one `tsc --build`, in the order listed: half the time of one tsc per project (10 s instead of 20 on
+// two cores), the same files. Its build-info files are not for the packages.
+runCli("tsc", [
+  "--build",
+  "--force",
+  ...workspacePackages.flatMap((pkg) => pkg.projects.map((project) => join(root, pkg.dir, project))),
+]);
 for (const pkg of workspacePackages) {
   const dir = join(root, pkg.dir);
-  rmSync(join(dir, "dist"), { recursive: true, force: true });
-  for (const project of pkg.projects) runCli("tsc", ["-p", join(dir, project)]);
+  for (const file of readdirSync(join(dir, "dist"), { recursive: true }).map(String)) {
+    if (file.endsWith(".tsbuildinfo")) rmSync(join(dir, "dist", file));
+  }
   dropGeneratedSources(join(dir, "dist"));
   for (const commonJsDir of pkg.commonJsDirs ?? []) {
     writeFileSync(join(dir, commonJsDir, "package.json"), `${JSON.stringify({ type: "commonjs" })}\n`);
