@@ -31,6 +31,18 @@ export const notRuntime = [
   "test/server/query-plans.test.ts",
   "test/server/substring-search.test.ts",
   "test/server/migrations.test.ts",
+  // The operations' own suites: what they check, the database decides. The HTTP server they go through is the part
+  // the runtime can change, which auth-and-errors, http-edges, red-team, limits, the SDK and the client suites cover
+  // on the second Node version.
+  "test/server/subscriber-search.test.ts",
+  "test/server/notifications.test.ts",
+  "test/server/subscriber-patch.test.ts",
+  "test/server/idempotency.test.ts",
+  "test/server/prepared-statements.test.ts",
+  "test/server/update-order.test.ts",
+  "test/server/details-compression.test.ts",
+  // NODE_ENV=production's refusals are the server's logic; start.test.ts starts and stops processes on each Node.
+  "test/server/production-start.test.ts",
 ];
 
 /**
