@@ -63,14 +63,18 @@ describe("RESULTS.md re-rendered from the full run and the sections measured alo
     const at = benchDir("2026-11-27T01:34:00.000Z", "2026-11-27T01:34:00.000Z");
     const full = JSON.parse(readFileSync(join(at, "results/2026-11-27.json"), "utf8"));
     const result = { ...full.overload, cheapMixed: { ...full.overload.cheapMixed, p99: 12.345 } };
+    // An hour after the full run finished, whenever that was.
+    const measuredAt = new Date(Date.parse(full.finishedAt) + 3_600_000).toISOString();
     writeFileSync(
       join(at, "results/overload-postgres-2026-11-27.json"),
-      JSON.stringify({ measuredAt: "2026-11-27T05:43:00.000Z", node: "v24.99.0", result }),
+      JSON.stringify({ measuredAt, node: "v24.99.0", result }),
     );
     rerenderResults(at);
     const results = readFileSync(join(at, "RESULTS.md"), "utf8");
     expect(results).toContain("## Overload (server on PostgreSQL, v24.99.0, default settings)");
-    expect(results).toContain("Measured 2026-11-27 05:43 UTC by `npm run bench:overload -- --postgres`");
+    expect(results).toContain(
+      `Measured ${measuredAt.slice(0, 10)} ${measuredAt.slice(11, 16)} UTC by \`npm run bench:overload -- --postgres\``,
+    );
     expect(results).toMatch(/\| cheap, beside the flood \|[^\n]*\| 12\.345 \|/);
     expect(results).toContain(`12.345 ms beside ${result.expensiveRate}/s vs ${result.cheapAlone.p99} ms alone`);
   });
