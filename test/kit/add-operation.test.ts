@@ -7,7 +7,7 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyRepository, run } from "./copy-repository.js";
+import { copyRepository, run, vitestIn } from "./copy-repository.js";
 import {
   getSubscriberMethod,
   subscriberNotificationsPath,
@@ -53,27 +53,8 @@ describe("adding operations to the contract (in a temporary copy of the reposito
   }, 300_000);
 
   it("passes the tests every operation reaches, the new ones fuzzed and reported as todo", async () => {
-    const vitest = (...args: string[]) =>
-      run(
-        copy,
-        process.execPath,
-        // The *.test-d.ts files were type-checked by `npm run check` above (tsconfig.json includes test/).
-        [
-          join(copy, "node_modules/vitest/vitest.mjs"),
-          "run",
-          "--reporter=verbose",
-          "--typecheck.enabled=false",
-          ...args,
-        ],
-        {
-          TEST_POSTGRES: "off",
-          TEST_DATABASE_URL: "",
-          TEST_REPLICA_URL: "",
-          FUZZ_RUNS: "500",
-          CI: "true",
-          NO_COLOR: "1",
-        },
-      );
+    // The *.test-d.ts files were type-checked by `npm run check` above.
+    const vitest = (...args: string[]) => vitestIn(copy, 500, "--reporter=verbose", ...args);
     const tests = await vitest(
       "test/contract",
       "test/server/scaffold.test.ts",

@@ -9,7 +9,7 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyRepository, run } from "./copy-repository.js";
+import { copyRepository, run, vitestIn } from "./copy-repository.js";
 import { tagsChangelog, tagsDeclaration, tagsParameter, tagsReference, tagsSql } from "./new-parameter.js";
 
 /** Inserts `text` before the first line of the file that starts with `before`. */
@@ -22,21 +22,7 @@ function insertBefore(file: string, before: string, text: string): void {
 
 const tsc = (copy: string) =>
   run(copy, process.execPath, [join(copy, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"]);
-// Without vitest's typecheck of the *.test-d.ts files: the tsc runs here check them (tsconfig.json includes test/).
-const vitest = (copy: string, ...files: string[]) =>
-  run(
-    copy,
-    process.execPath,
-    [join(copy, "node_modules/vitest/vitest.mjs"), "run", "--typecheck.enabled=false", ...files],
-    {
-      TEST_POSTGRES: "off",
-      TEST_DATABASE_URL: "",
-      TEST_REPLICA_URL: "",
-      FUZZ_RUNS: "400",
-      CI: "true",
-      NO_COLOR: "1",
-    },
-  );
+const vitest = (copy: string, ...args: string[]) => vitestIn(copy, 400, ...args);
 const gate = (copy: string) => run(copy, process.execPath, ["--import", "tsx", "scripts/diff.ts", "--gate"]);
 
 describe("adding a query parameter (in a temporary copy of the repository)", () => {

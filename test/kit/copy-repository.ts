@@ -8,11 +8,32 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { workspacePackages } from "../../scripts/packages.js";
+import { runCommand } from "../support/run-command.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
 /** Runs a command in the copy: test/support/run-command.ts. */
-export { runCommand as run } from "../support/run-command.js";
+export { runCommand as run };
+
+/**
+ * The copy's vitest on PGlite alone, with `fuzzRuns` requests per fuzzer. Without vitest's typecheck of the
+ * *.test-d.ts files: each kit runs tsc over the copy before (tsconfig.json includes test/).
+ */
+export function vitestIn(copy: string, fuzzRuns: number, ...args: string[]) {
+  return runCommand(
+    copy,
+    process.execPath,
+    [join(copy, "node_modules/vitest/vitest.mjs"), "run", "--typecheck.enabled=false", ...args],
+    {
+      TEST_POSTGRES: "off",
+      TEST_DATABASE_URL: "",
+      TEST_REPLICA_URL: "",
+      FUZZ_RUNS: String(fuzzRuns),
+      CI: "true",
+      NO_COLOR: "1",
+    },
+  );
+}
 
 /**
  * The repository's files as a clone has them (tracked, plus new files not ignored), and its installed packages as
