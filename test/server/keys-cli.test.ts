@@ -30,7 +30,9 @@ describe("npm run keys -- create", () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+    // Three PGlite opens of a data directory, the first running initdb and every migration: 11 s alone on two cores,
+    // over 30 s beside the rest of `npm test` (CI, stop 54).
+  }, 120_000);
 
   it("refuses bad arguments and an in-memory database", async () => {
     await expect(runKeysCommand(["create"], { DATA_DIR: "/tmp/x" })).rejects.toThrow(
