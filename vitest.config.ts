@@ -16,7 +16,9 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, ...excluded],
     globalSetup: ["test/global-setup.ts"],
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
-    testTimeout: 30_000,
+    // A hang, not a speed check: tests that open PGlite alone take up to 22 s beside the rest on CI's two cores
+    // (pglite-template, pool-errors, the counts' lone short term), and one at 11 s alone passed 30 there (stop 54).
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     // Test files wait on databases, child processes and installs as much as they compute: as many at once as there
     // are cores, at least two (vitest's default, one fewer than the cores, runs them one by one on two), at most four.
