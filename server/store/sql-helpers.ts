@@ -1,3 +1,5 @@
+import { sql } from "kysely";
+
 /** Escapes LIKE wildcards so that user input is matched literally (PostgreSQL's default escape is a backslash). */
 export function likeContains(text: string): string {
   return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
@@ -6,3 +8,20 @@ export function likeContains(text: string): string {
 export function toIso(value: Date | string): string {
   return (value instanceof Date ? value : new Date(value)).toISOString();
 }
+
+/**
+ * A page bound (a LIMIT or an OFFSET) written into a statement's text rather than bound: a generic plan (D46) costs a
+ * bound LIMIT or OFFSET as a tenth of the rows it estimates. Whole numbers the contract checks before the store
+ * (limit 1-100, page an int32), so the text is a number and nothing else; anything else is refused here.
+ */
+export function pageBound(value: number) {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`not a page bound: ${value}`);
+  return sql.lit(value);
+}
+
+/**
+ * `deleted = false`, written into the statement: the subscribers' partial indexes (`WHERE NOT deleted`) serve only
+ * statements whose text implies their predicate. With the value bound, a generic plan cannot use them (a lookup by
+ * `subscriberId` became a parallel scan of the table), so PostgreSQL planned every prepared lookup and PATCH anew.
+ */
+export const liveOnly = sql.lit(false);

@@ -13,8 +13,9 @@ import {
   type SqlBool,
   sql,
 } from "kysely";
+import { generic, prepared } from "./prepared-statements.js";
 import type { Database } from "./schema.js";
-import { likeContains } from "./sql-helpers.js";
+import { likeContains, liveOnly, pageBound } from "./sql-helpers.js";
 import type { SearchedColumn, SubstringFilter } from "./substring-filter.js";
 
 export type SubscriberOrderBy = "_id" | "createdAt" | "updatedAt";
@@ -98,16 +99,23 @@ class SearchPlan {
   readonly forward: boolean;
   readonly matching: Condition;
   readonly environmentId: string;
+  /**
+   * No filter: the walk's best plan is the order's index whatever the values (the environment, the cursor's key), so
+   * its statements run on their generic plan, planned once per connection (D56). A filter's plan depends on how many
+   * rows its value matches (D18, D28), so a filtered walk is planned for its values.
+   */
+  readonly unfiltered: boolean;
 
   constructor(query: SubscriberSearch, environmentId: string, conditions: Condition[]) {
     this.environmentId = environmentId;
+    this.unfiltered = conditions.length === 0;
     this.column = sortColumns[query.orderBy];
     this.ascending = query.orderDirection === "ASC";
     this.forward = query.before === undefined;
     this.matching = (eb) =>
       eb.and([
         eb("environment_id", "=", environmentId),
-        eb("deleted", "=", false),
+        eb("deleted", "=", liveOnly),
         ...conditions.map((condition) => condition(eb)),
       ]);
   }
@@ -160,7 +168,8 @@ export class SubscriberSearchQueries {
       .select(["id", plan.column])
       .where("environment_id", "=", plan.environmentId)
       .where("id", "=", cursor.id)
-      .where("deleted", "=", false)
+      .where("deleted", "=", liveOnly)
+      .modifyEnd(prepared)
       .executeTakeFirst();
     return row && plan.keyOf(row);
   }
@@ -199,7 +208,7 @@ export class SubscriberSearchQueries {
         .$if(past !== undefined, (ids) => ids.where(past as never))
         .orderBy("updated_at", direction)
         .orderBy("id", direction)
-        .limit(limit) as unknown as SelectQueryBuilder<Database, "subscribers", { id: string }>;
+        .limit(pageBound(limit)) as unknown as SelectQueryBuilder<Database, "subscribers", { id: string }>;
     }
     return this.reads
       .selectFrom("subscribers")
@@ -208,7 +217,7 @@ export class SubscriberSearchQueries {
       .$if(past !== undefined, (ids) => ids.where(past as Condition))
       .orderBy(plan.column, direction)
       .orderBy("id", direction)
-      .limit(limit);
+      .limit(pageBound(limit));
   }
 
   /**
@@ -231,6 +240,7 @@ export class SubscriberSearchQueries {
       .where("environment_id", "=", plan.environmentId)
       .orderBy(plan.column, direction)
       .orderBy("id", direction)
+      .$if(plan.unfiltered, (statement) => statement.modifyEnd(generic))
       .execute();
     const items = rows.slice(0, query.limit);
     if (!plan.forward) items.reverse();
@@ -240,7 +250,9 @@ export class SubscriberSearchQueries {
   /** Whether a matching row lies past `key`, towards the end of the order (`onward`) or its start. */
   async exists(plan: SearchPlan, key: Key, onward: boolean): Promise<boolean> {
     // Ordered from the key, so that the sort index answers it (a plain LIMIT 1 may scan the table from its start).
-    const row = await this.idsInOrder(plan, onward, 1, { key, inclusive: false }).executeTakeFirst();
+    const row = await this.idsInOrder(plan, onward, 1, { key, inclusive: false })
+      .$if(plan.unfiltered, (statement) => statement.modifyEnd(generic))
+      .executeTakeFirst();
     return row !== undefined;
   }
 
@@ -279,6 +291,7 @@ export class SubscriberSearchQueries {
       .selectFrom("subscriber_counts")
       .select("live")
       .where("environment_id", "=", environmentId)
+      .modifyEnd(prepared)
       .executeTakeFirst();
     return Number(row?.live ?? 0);
   }

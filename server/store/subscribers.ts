@@ -3,7 +3,7 @@ import type { ChannelSettings, PatchSubscriberRequest, Subscriber } from "@novu-
 import { type Kysely, type Selectable, sql } from "kysely";
 import { prepared } from "./prepared-statements.js";
 import type { Database, SubscribersTable } from "./schema.js";
-import { toIso } from "./sql-helpers.js";
+import { liveOnly, toIso } from "./sql-helpers.js";
 import {
   type SearchPlan,
   type SubscriberCounts,
@@ -134,7 +134,7 @@ export class SubscriberStore {
       .select(answerColumns)
       .where("environment_id", "=", environmentId)
       .where("subscriber_id", "=", subscriberId)
-      .where("deleted", "=", false)
+      .where("deleted", "=", liveOnly)
       .modifyEnd(prepared)
       .executeTakeFirst();
     return row && toSubscriber(row);
@@ -176,7 +176,7 @@ export class SubscriberStore {
             }))
             .where("environment_id", "=", environmentId)
             .where("subscriber_id", "=", subscriberId)
-            .where("deleted", "=", false)
+            .where("deleted", "=", liveOnly)
             .where((eb) =>
               eb.or(
                 entries.map(([field]) => {
