@@ -82,6 +82,8 @@ await loadDemo(
   { ...defaultDemoOptions, subscribers, notifications, environmentShares: benchEnvironmentShares },
   {
     batchSize: Number(values["batch-size"]),
+    // Analyzed below, once the indexes are back.
+    analyze: false,
     onProgress: (progress) => {
       bar(progress);
       pace.record(progress);

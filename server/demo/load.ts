@@ -1,6 +1,7 @@
 import { insertNotifications, insertSubscribers, insertWorkflows } from "../store/bulk-insert.js";
 import { withForeignKeysCheckedAfter } from "../store/foreign-key-checks.js";
 import { withCountsRecountedAfter } from "../store/kept-counts.js";
+import { analyzeLoadedTables } from "../store/statistics.js";
 import type { Store } from "../store/store.js";
 import {
   type DemoEnvironment,
@@ -23,6 +24,11 @@ export interface LoadOptions {
   /** Rows per INSERT statement. */
   batchSize?: number;
   onProgress?: (progress: LoadProgress) => void;
+  /**
+   * Whether to analyze the tables once written (default true: PGlite has no autovacuum, server/store/statistics.ts).
+   * `npm run bench:data` analyzes after it has rebuilt the indexes it dropped.
+   */
+  analyze?: boolean;
 }
 
 type Source = DemoEnvironmentHeader & {
@@ -81,6 +87,7 @@ async function write(store: Store, sources: Source[], anchor: Date, options: Loa
       withCountsRecountedAfter(tx.db, () => writeRows(tx)),
     ),
   );
+  if (options.analyze ?? true) await analyzeLoadedTables(store.db);
   async function writeRows(tx: Store): Promise<void> {
     for (const source of sources) {
       const { environmentId, organizationId } = source;

@@ -7,6 +7,7 @@ import { NotificationStore } from "./notifications.js";
 import { NotificationPartitions } from "./partitions.js";
 import { RateLimitBuckets } from "./rate-limits.js";
 import type { Database } from "./schema.js";
+import { analyzeIfNeverAnalyzed } from "./statistics.js";
 import { SubscriberStore } from "./subscribers.js";
 import { SubstringFilter } from "./substring-filter.js";
 
@@ -88,6 +89,7 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
   };
   try {
     await migrate(db);
+    if (driver === "pglite") await analyzeIfNeverAnalyzed(db);
   } catch (error) {
     await close();
     throw error;
