@@ -311,7 +311,7 @@ export const settings = {
     variable: "PREPARED_STATEMENTS",
     shown: "`true`",
     meaning:
-      "lookups by key (a notification by id, a subscriber by subscriberId, the PATCH, API keys, idempotency records, rate-limit buckets) run as prepared statements, planned once per connection; the list with no filter but its window runs on its generic plan (D46; not on Citus); filtered searches and lists are planned for their values each time. Named statements on PostgreSQL, SQL `PREPARE` on PGlite. `false` for a pooler that cannot keep prepared statements (PgBouncer before 1.21 in transaction mode)",
+      "lookups by key (a notification by id, a subscriber by subscriberId, the PATCH, API keys, idempotency records, rate-limit buckets) run as prepared statements, planned once per connection; the list with no filter but its window, and the subscriber search with no filter, run on their generic plans (D46, D56; not on Citus); filtered searches and lists are planned for their values each time. Named statements on PostgreSQL, SQL `PREPARE` on PGlite. `false` for a pooler that cannot keep prepared statements (PgBouncer before 1.21 in transaction mode)",
     read: boolean(true),
   }),
   gramMergeIntervalMs: setting({
