@@ -100,7 +100,15 @@ export class SubscriberStore {
    */
   async search(environmentId: string, query: SubscriberSearch): Promise<SubscriberPage> {
     const plan = await this.searches.plan(environmentId, query);
-    const [walk, counts] = await Promise.all([this.walk(plan, query), this.searches.count(plan, query)]);
+    if (plan.unfiltered) {
+      // The page brings the kept count along (one round trip); an empty page cannot, so it is read then.
+      const { live, ...walk } = await this.walk(plan, query);
+      return { ...walk, ...(live === undefined ? await this.searches.count(plan, query) : this.searches.capped(live)) };
+    }
+    const [{ live: _, ...walk }, counts] = await Promise.all([
+      this.walk(plan, query),
+      this.searches.count(plan, query),
+    ]);
     return { ...walk, ...counts };
   }
 
@@ -110,11 +118,11 @@ export class SubscriberStore {
     // The pipeline refused a cursor the model cannot read (its time no real instant).
     const read = sent === undefined ? undefined : readSubscriberCursor(sent);
     const cursor = read && (await this.searches.cursorKey(plan, read));
-    if (sent !== undefined && !cursor) return { data: [], next: null, previous: null };
-    const { items, more } = await this.searches.page(plan, query, cursor, answerColumns);
+    if (sent !== undefined && !cursor) return { data: [], next: null, previous: null, live: undefined };
+    const { items, more, live } = await this.searches.page(plan, query, cursor, answerColumns);
     const first = items[0];
     const last = items.at(-1);
-    if (!first || !last) return { data: [], next: null, previous: null };
+    if (!first || !last) return { data: [], next: null, previous: null, live };
     // The look-ahead row answers for the side the page was read towards; the other side needs a query.
     const rowsFollow = plan.forward ? more : await this.searches.exists(plan, plan.keyOf(last), true);
     const rowsPrecede = plan.forward
@@ -125,6 +133,7 @@ export class SubscriberStore {
       data,
       next: rowsFollow ? subscriberCursorOf(data.at(-1) as Subscriber, query.orderBy) : null,
       previous: rowsPrecede ? subscriberCursorOf(data[0] as Subscriber, query.orderBy) : null,
+      live,
     };
   }
 
