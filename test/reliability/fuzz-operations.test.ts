@@ -137,7 +137,16 @@ describe("fuzzing request bodies' Content-Encoding", () => {
           await checkAnswer("patchSubscriber", response, [200, 400, 415, 422]);
         },
       ),
-      fuzzParameters(deepFuzzRuns / 20, undefined, 60),
+      {
+        ...fuzzParameters<[string, string, string, number]>(deepFuzzRuns / 20, undefined, 60),
+        // One run of each status the tally expects, whatever the draws: a decodable body is about one draw in 22, so
+        // 60 runs missed every 200 about once in 16 (the add-operation kit's copy failed so in CI, 2026-11-27).
+        examples: [
+          ["gzip", "gzip", '{"lastName":"Encoded"}', 0],
+          ["gzip", "gzip", '{"lastName":"Encoded"}', 5],
+          ["x-unknown", "identity", '{"lastName":"Encoded"}', 0],
+        ],
+      },
     );
     tally.expectSaw([200, 400, 415], "PATCH with a Content-Encoding");
   });
