@@ -50,7 +50,7 @@ export async function benchContext(store: Store, deepRow = 900_000): Promise<Ben
       .offset(offset)
       .limit(1)
       .executeTakeFirstOrThrow();
-  const sample = await store.db
+  const first = await store.db
     .selectFrom("subscribers")
     .select(["subscriber_id", "email", "last_name", "phone"])
     .where("environment_id", "=", environmentId)
@@ -60,8 +60,7 @@ export async function benchContext(store: Store, deepRow = 900_000): Promise<Ben
     .where("phone", "is not", null)
     .orderBy("id")
     .limit(1)
-    .execute();
-  const first = sample[0];
+    .executeTakeFirst();
   if (!first) throw new Error("no subscribers with an email, last name and phone");
   const spread = await sql<{ subscriber_id: string }>`
     SELECT subscriber_id FROM (
