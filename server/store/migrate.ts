@@ -28,24 +28,41 @@ function sqlFiles(dir: URL): string[] {
 const migrationLock = 724_511_001;
 
 /**
+ * Turns the session's statement timeout off and takes the migration lock. Migrations may build indexes over millions
+ * of rows: no statement timeout for them. The SET itself runs under the pool's timeout, which a busy machine can keep
+ * it past when that is tiny (1 ms in a test, on a loaded Citus coordinator): a SET cancelled by it is sent again. A
+ * timeout that fires just as the SET ends can also cancel the statement after it, the lock's (on a loaded Citus
+ * coordinator, about once in 28,000; it failed CI once): the lock, which a cancelled pg_advisory_lock may have taken, is
+ * then let go whole and taken again.
+ */
+async function lockWithoutTimeout(conn: Kysely<Database>): Promise<void> {
+  const cancelled = (error: unknown) => (error as { code?: string }).code === "57014";
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await sql`SET statement_timeout = 0`.execute(conn);
+    } catch (error) {
+      if (!cancelled(error) || attempt === 5) throw error;
+      continue;
+    }
+    try {
+      await sql`SELECT pg_advisory_lock(${migrationLock})`.execute(conn);
+      return;
+    } catch (error) {
+      if (!cancelled(error)) throw error;
+      await sql`SELECT pg_advisory_unlock_all()`.execute(conn);
+      if (attempt === 5) throw error;
+    }
+  }
+}
+
+/**
  * Applies the SQL files in migrations/ that have not run yet, in name order, each in its own transaction; then, on a
  * Citus coordinator, distributes the tables once.
  */
 export async function migrate(db: Kysely<Database>): Promise<string[]> {
   const files = sqlFiles(migrationsDir);
   return db.connection().execute(async (conn) => {
-    // Migrations may build indexes over millions of rows: no statement timeout for them. The SET itself runs under the
-    // pool's timeout, which a busy machine can keep it past when that is tiny (1 ms in a test, on a loaded Citus
-    // coordinator): a SET cancelled by it is sent again.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await sql`SET statement_timeout = 0`.execute(conn);
-        break;
-      } catch (error) {
-        if ((error as { code?: string }).code !== "57014" || attempt === 5) throw error;
-      }
-    }
-    await sql`SELECT pg_advisory_lock(${migrationLock})`.execute(conn);
+    await lockWithoutTimeout(conn);
     try {
       await sql`CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(
         conn,
