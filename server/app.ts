@@ -85,6 +85,21 @@ function probe(check: () => Promise<HealthState>): RequestHandler {
   };
 }
 
+/**
+ * Tells the health of each write acknowledged: a PATCH answered 2xx that was not an idempotent replay (the skeleton
+ * answers after its transaction commits), so that the probes stop saying "storage full" as soon as space is back.
+ */
+function noteWrites(health: Health): RequestHandler {
+  return (req, res, next) => {
+    if (req.method === "PATCH") {
+      res.once("finish", () => {
+        if (res.statusCode >= 200 && res.statusCode < 300 && !res.hasHeader("idempotency-replay")) health.noteWrite();
+      });
+    }
+    next();
+  };
+}
+
 export function createServerApp({ store, handlers, logger, config, ...rest }: AppDependencies): Express {
   const health = rest.health ?? new Health(() => store.ping(), logger, "the database");
   const translateError = (error: unknown) => {
@@ -97,6 +112,7 @@ export function createServerApp({ store, handlers, logger, config, ...rest }: Ap
   app.set("trust proxy", config.trustProxy);
 
   app.use(requestLog(logger));
+  app.use(noteWrites(health));
   app.use(apiSecurityHeaders);
   if (config.corsOrigins.length > 0) app.use(corsFor(config.corsOrigins));
   app.use(requireHost);

@@ -3,8 +3,8 @@
  * its database; `/readyz`: that, and the server is not stopping (after SIGTERM a load balancer should send no more).
  * A ping that does not answer within a few seconds is as bad as one that fails: a probe never hangs. A full disk does
  * not stop reads, so a ping alone would call it healthy: a write refused for lack of space makes the database "storage
- * full" until none has failed for `storageFullForMs` (writes are still tried meanwhile, so the server recovers by
- * itself once space is freed).
+ * full" until a write succeeds, or none has failed for `storageFullForMs` (writes are still tried meanwhile, so the
+ * server recovers by itself once space is freed).
  */
 import type { Logger } from "pino";
 import { databaseTrouble } from "./database-errors.js";
@@ -46,15 +46,24 @@ export class Health {
     );
   }
 
+  /** Told of every write the database acknowledged: space is back, if it was short. */
+  noteWrite(): void {
+    if (this.fullSince !== undefined) this.tookWritesAgain("a write succeeded");
+  }
+
   private storageFull(): boolean {
     if (this.fullSince === undefined) return false;
     if (this.now() - this.lastFullAt < storageFullForMs) return true;
+    this.tookWritesAgain("no write has failed for lack of space for 10 s");
+    return false;
+  }
+
+  private tookWritesAgain(why: string): void {
     this.logger.info(
-      { location: this.location, fullForMs: this.lastFullAt - this.fullSince },
-      "no write has failed for lack of space for 10 s: the database takes writes again",
+      { location: this.location, fullForMs: this.now() - (this.fullSince ?? this.now()) },
+      `${why}: the database takes writes again`,
     );
     this.fullSince = undefined;
-    return false;
   }
 
   /** Whether the server can take requests: as `check`, and not stopping. */
