@@ -266,6 +266,27 @@ function serialise(value: unknown): string[] {
   return [typeof value === "object" ? JSON.stringify(value) : String(value)];
 }
 
+/**
+ * A query case written by hand, as `queryFor` draws them: each value sent as it is, a list as one parameter per item. A
+ * property's `examples` use it to send, whatever the draws, a request of each kind its tally expects.
+ */
+export function queryCase(values: Record<string, string | string[]>, valid = true): QueryCase {
+  return {
+    params: Object.entries(values).flatMap(([name, value]) =>
+      serialise(value).map((item) => [name, item] as [string, string]),
+    ),
+    valid,
+    values,
+  };
+}
+
+/** The Authorization header of the given key, as `authorization` draws it most of the time. */
+export const goodAuthorization = (key: string): AuthCase => ({ header: `ApiKey ${key}`, valid: true });
+/** No Authorization header at all. */
+export const noAuthorization: AuthCase = { header: undefined, valid: false };
+/** No Idempotency-Key, as `idempotencyKey` draws it most of the time. */
+export const noIdempotencyKey: Generated<string | undefined> = { value: undefined, valid: true };
+
 /** A query string for the operation: each declared parameter absent, valid or invalid, and sometimes an unknown one. */
 export function queryFor(operationId: string): fc.Arbitrary<QueryCase> {
   const parameters = parametersOf(operationId).filter((p) => p.in === "query");

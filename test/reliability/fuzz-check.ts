@@ -62,8 +62,10 @@ export function fuzzHeaders(
 }
 
 /**
- * The statuses a property's runs were answered with: however small the budget, each kind of request (valid, invalid,
- * unauthenticated, ...) must have been drawn, which its status shows.
+ * The statuses a property's runs were answered with: each kind of request (valid, invalid, unauthenticated, ...) must
+ * have been sent and answered as that kind is. A property also gives fast-check one example of each kind (`examples`):
+ * some are rare draws (a PATCH of a subscriber that does not exist, about one in 170), which a small FUZZ_RUNS, or an
+ * unlucky seed, would otherwise miss and fail for.
  */
 export class StatusTally {
   private readonly seen = new Set<number>();
