@@ -22,9 +22,16 @@ export const loadedTables = [
   "notification_term_counts",
 ] as const satisfies readonly (keyof Database)[];
 
-/** Analyzes the tables a load wrote (the notifications' monthly partitions through their parent). */
+/**
+ * Analyzes the tables a load wrote (the notifications' monthly partitions through their parent). Exempt from
+ * STATEMENT_TIMEOUT_MS, as the load is: on Citus it analyzes every shard on the workers, which took more than a
+ * 300 ms timeout on a busy machine (a test server's demo load failed so in CI).
+ */
 export async function analyzeLoadedTables(db: Kysely<Database>): Promise<void> {
-  await sql`ANALYZE ${sql.join(loadedTables.map((table) => sql.table(table)))}`.execute(db);
+  await db.transaction().execute(async (trx) => {
+    await sql`SET LOCAL statement_timeout = 0`.execute(trx);
+    await sql`ANALYZE ${sql.join(loadedTables.map((table) => sql.table(table)))}`.execute(trx);
+  });
 }
 
 /**
