@@ -48,21 +48,19 @@ export class Health {
 
   /** Told of every write the database acknowledged: space is back, if it was short. */
   noteWrite(): void {
-    if (this.fullSince !== undefined) this.tookWritesAgain("a write succeeded");
+    if (this.fullSince !== undefined) this.tookWritesAgain("a write succeeded", this.fullSince, this.now());
   }
 
   private storageFull(): boolean {
     if (this.fullSince === undefined) return false;
     if (this.now() - this.lastFullAt < storageFullForMs) return true;
-    this.tookWritesAgain("no write has failed for lack of space for 10 s");
+    this.tookWritesAgain("no write has failed for lack of space for 10 s", this.fullSince, this.lastFullAt);
     return false;
   }
 
-  private tookWritesAgain(why: string): void {
-    this.logger.info(
-      { location: this.location, fullForMs: this.now() - (this.fullSince ?? this.now()) },
-      `${why}: the database takes writes again`,
-    );
+  /** Logs the end of a full disk, which lasted from `since` to `until` (the last refused write, or the first write). */
+  private tookWritesAgain(why: string, since: number, until: number): void {
+    this.logger.info({ location: this.location, fullForMs: until - since }, `${why}: the database takes writes again`);
     this.fullSince = undefined;
   }
 

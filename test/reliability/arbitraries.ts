@@ -287,6 +287,23 @@ export const noAuthorization: AuthCase = { header: undefined, valid: false };
 /** No Idempotency-Key, as `idempotencyKey` draws it most of the time. */
 export const noIdempotencyKey: Generated<string | undefined> = { value: undefined, valid: true };
 
+/** What a query fuzzer's property draws: the query, the Authorization header and the Idempotency-Key. */
+export type QueryRequest = [QueryCase, AuthCase, Generated<string | undefined>];
+
+/**
+ * One query request of each kind a query fuzzer's tally expects (fuzz-check.ts, StatusTally), for its `examples`: a
+ * plain one (200), the operation's own 400 (`refused400`), one without Authorization (401), a limit of 0 (422).
+ */
+export function queryExamples(goodKey: string, refused400: Record<string, string>): QueryRequest[] {
+  const good = goodAuthorization(goodKey);
+  return [
+    [queryCase({}), good, noIdempotencyKey],
+    [queryCase(refused400), good, noIdempotencyKey],
+    [queryCase({}), noAuthorization, noIdempotencyKey],
+    [queryCase({ limit: "0" }, false), good, noIdempotencyKey],
+  ];
+}
+
 /** A query string for the operation: each declared parameter absent, valid or invalid, and sometimes an unknown one. */
 export function queryFor(operationId: string): fc.Arbitrary<QueryCase> {
   const parameters = parametersOf(operationId).filter((p) => p.in === "query");
