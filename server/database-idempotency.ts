@@ -3,7 +3,7 @@
  * lock, reads and saves the answer, and is the transaction the PATCH itself runs in, so a change is never applied
  * without its record or the reverse (the skeleton's IdempotencyStore contract).
  */
-import type { IdempotencySession, IdempotencyStore } from "@novu-query/express";
+import type { IdempotencySession, IdempotencyStore, StoredAnswer } from "@novu-query/express";
 import type { Store } from "./store/store.js";
 
 export interface StorageBound {
@@ -39,17 +39,23 @@ export class DatabaseIdempotencyStore implements IdempotencyStore<Store> {
     work: (session: IdempotencySession<Store>) => Promise<T>,
   ): Promise<T> {
     let saved = 0;
-    const result = await this.store.transaction((tx) =>
-      work({
+    const result = await this.store.transaction((tx) => {
+      // The claim reads the stored answer with the lock, in one round trip: `find` after it returns what it read.
+      let claimed: { stored: StoredAnswer | undefined } | undefined;
+      return work({
         transaction: tx,
-        claim: () => tx.idempotency.tryLock(environmentId, key),
-        find: () => tx.idempotency.find(environmentId, key),
+        claim: async () => {
+          const claim = await tx.idempotency.claim(environmentId, key);
+          claimed = claim.locked ? { stored: claim.stored } : undefined;
+          return claim.locked;
+        },
+        find: async () => (claimed ? claimed.stored : tx.idempotency.find(environmentId, key)),
         save: (answer, ttlSeconds) => {
           saved = Buffer.byteLength(answer.body);
           return tx.idempotency.save(environmentId, key, answer, ttlSeconds);
         },
-      }),
-    );
+      });
+    });
     // After the commit: the answer is stored whatever the bound then deletes.
     if (saved > 0) await this.applyBound(environmentId, saved);
     return result;

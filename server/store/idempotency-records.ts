@@ -11,15 +11,27 @@ export class IdempotencyRecordStore {
   }
 
   /**
-   * Takes the key's lock for the rest of the current transaction, or reports that another transaction holds it
-   * (a request with the same key is in flight). Must run inside a transaction.
+   * Takes the key's lock for the rest of the current transaction and reads the live answer stored for it, in one round
+   * trip (migration 011, `claim_idempotency_key`): `locked` false when another transaction holds the key (a request
+   * with the same key is in flight). Must run inside a transaction.
    */
-  async tryLock(environmentId: string, key: string): Promise<boolean> {
-    const row = await sql<{ locked: boolean }>`
-      SELECT pg_try_advisory_xact_lock(hashtextextended(${`${environmentId}:${key}`}, 0)) AS locked ${prepared}`.execute(
+  async claim(environmentId: string, key: string): Promise<{ locked: boolean; stored: StoredAnswer | undefined }> {
+    const { rows } = await sql<{
+      locked: boolean;
+      fingerprint: string | null;
+      status_code: number | null;
+      body: string | null;
+    }>`SELECT locked, fingerprint, status_code, body FROM claim_idempotency_key(${environmentId}, ${key}) ${prepared}`.execute(
       this.db,
     );
-    return row.rows[0]?.locked === true;
+    const row = rows[0];
+    if (!row?.locked) return { locked: false, stored: undefined };
+    const { fingerprint, status_code: statusCode, body } = row;
+    return {
+      locked: true,
+      stored:
+        fingerprint !== null && statusCode !== null && body !== null ? { fingerprint, statusCode, body } : undefined,
+    };
   }
 
   async find(environmentId: string, key: string): Promise<StoredAnswer | undefined> {
