@@ -9,7 +9,7 @@ import { RateLimitBuckets } from "./rate-limits.js";
 import type { Database } from "./schema.js";
 import { analyzeIfNeverAnalyzed } from "./statistics.js";
 import { SubscriberStore } from "./subscribers.js";
-import { SubstringFilter } from "./substring-filter.js";
+import { SubstringFilter, type SubstringShares } from "./substring-filter.js";
 
 export interface StoreOptions extends ConnectOptions {
   /** Above this many matches, subscriber search reports this number with `totalCountCapped: true`. */
@@ -22,7 +22,7 @@ export interface StoreTuning {
   /** See notifications.ts: a term filter matching at most this many notifications collects its matches. */
   rareTermLimit?: number;
   /** See substring-filter.ts: a term whose rarest 3-gram is in this share of rows is searched without the grams. */
-  substringCommonShare?: number;
+  substringCommonShare?: SubstringShares;
 }
 
 /** Every query the service makes, over one database connection or one transaction. */

@@ -16,7 +16,7 @@ import {
 import { generic, prepared } from "./prepared-statements.js";
 import type { Database } from "./schema.js";
 import { likeContains, liveOnly, pageBound } from "./sql-helpers.js";
-import type { SearchedColumn, SubstringFilter } from "./substring-filter.js";
+import type { ConditionUse, SearchedColumn, SubstringFilter } from "./substring-filter.js";
 
 export type SubscriberOrderBy = "_id" | "createdAt" | "updatedAt";
 type FilterName = QueryInputName<"searchSubscribers", "filter">;
@@ -43,14 +43,14 @@ interface FilterSql {
   /** The column whose terms of up to three characters have kept counts (migration 004); absent for exact filters. */
   searched?: SearchedColumn;
   /** The condition; a substring filter reads the gram statistics to choose its index (substring-filter.ts). */
-  condition(value: string, substring: SubstringFilter, countKept: boolean): Condition | Promise<Condition>;
+  condition(value: string, substring: SubstringFilter, use: ConditionUse): Condition | Promise<Condition>;
 }
 
 function substringSql(column: SearchedColumn): FilterSql {
   return {
     searched: column,
-    async condition(term, substring, countKept) {
-      const condition = await substring.condition("subscribers", column, term, countKept);
+    async condition(term, substring, use) {
+      const condition = await substring.condition("subscribers", column, term, use);
       return () => condition;
     },
   };
@@ -88,6 +88,19 @@ function loneShortTerm(query: SubscriberSearch): [SearchedColumn, string] | unde
   return length >= 1 && length <= maxKeptGram ? [searched, only[1]] : undefined;
 }
 
+/**
+ * Reading a row in an order's index to test it costs about this many times more than testing an index entry when the
+ * index does not carry the searched columns (the `_id` order's does, migration 001): the `createdAt` and `updatedAt`
+ * walks fetch each row they pass.
+ */
+const rowFetchCost = 8;
+/** What passing one row of an order's index costs, in index entries tested. */
+function passCost(column: (typeof sortColumns)[SubscriberOrderBy]): number {
+  return column === "id" ? 1 : rowFetchCost;
+}
+/** A bounded walk passes at most this many times the rows it expects to pass before it gives the page up (D58). */
+const walkMargin = 4;
+
 /** A sort key: the order column's value and the `_id`. */
 type Key = readonly [unknown, string];
 
@@ -98,7 +111,14 @@ class SearchPlan {
   /** Read towards the end of the order (`after`, or no cursor), or towards its start (`before`). */
   readonly forward: boolean;
   readonly matching: Condition;
+  /** The filters' conditions alone (`matching` is these, the environment and `deleted`). */
+  readonly filtered: Condition;
   readonly environmentId: string;
+  /**
+   * A bounded walk (D58): its page reads at most this many rows of the order past its cursor, and is undecided when
+   * they hold too few matches (the matches lie further on, or nowhere); undefined: a walk to the end.
+   */
+  readonly visit: number | undefined;
   /**
    * No filter: the walk's best plan is the order's index whatever the values (the environment, the cursor's key), so
    * its statements run on their generic plan, planned once per connection (D56). A filter's plan depends on how many
@@ -106,8 +126,10 @@ class SearchPlan {
    */
   readonly unfiltered: boolean;
 
-  constructor(query: SubscriberSearch, environmentId: string, conditions: Condition[]) {
+  constructor(query: SubscriberSearch, environmentId: string, conditions: Condition[], visit?: number) {
     this.environmentId = environmentId;
+    this.visit = visit;
+    this.filtered = (eb) => eb.and(conditions.map((condition) => condition(eb)));
     this.unfiltered = conditions.length === 0;
     this.column = sortColumns[query.orderBy];
     this.ascending = query.orderDirection === "ASC";
@@ -148,13 +170,46 @@ export class SubscriberSearchQueries {
     this.substring = substring;
   }
 
-  /** The search's plan: each given filter's condition (a lone short term's count is kept, which its plan follows). */
-  async plan(environmentId: string, query: SubscriberSearch): Promise<SearchPlan> {
-    const countKept = loneShortTerm(query) !== undefined;
+  /**
+   * The search's plan: each given filter's condition (a lone short term's count is kept, which its plan follows).
+   * `visit`: a bounded walk in the order's index, for matches the count found dense (`walkBound`).
+   */
+  async plan(environmentId: string, query: SubscriberSearch, visit?: number): Promise<SearchPlan> {
+    const use: ConditionUse = visit !== undefined ? "walk" : loneShortTerm(query) ? "page" : "count";
     const conditions = await Promise.all(
-      givenFilters(query).map(([name, value]) => filterSql[name].condition(value, this.substring, countKept)),
+      givenFilters(query).map(([name, value]) => filterSql[name].condition(value, this.substring, use)),
     );
-    return new SearchPlan(query, environmentId, conditions);
+    return new SearchPlan(query, environmentId, conditions, visit);
+  }
+
+  /**
+   * Whether the search's matches may be dense enough for its page to be read in the order's index rather than through
+   * the grams, which read every match: only substring terms, one of them common (`SubstringFilter.mayBeDense`), whose
+   * count reads the rows. Such a search counts first and walks after (D58).
+   */
+  async mayBeDense(query: SubscriberSearch): Promise<boolean> {
+    const given = givenFilters(query);
+    if (given.length === 0 || loneShortTerm(query)) return false;
+    const columns = given.map(([name, value]) => [filterSql[name].searched, value] as const);
+    if (columns.some(([searched]) => searched === undefined)) return false;
+    const walkCost = (query.limit + 1) * passCost(sortColumns[query.orderBy]);
+    const dense = await Promise.all(
+      columns.map(([searched, term]) => this.substring.mayBeDense(searched as SearchedColumn, term, walkCost)),
+    );
+    return dense.includes(true);
+  }
+
+  /**
+   * The bound of a walk in the order's index, when `matches` of the environment's `live` subscribers are dense enough
+   * that a page of `limit` (and the look-ahead row) fills from it sooner than the grams read every match; otherwise
+   * undefined. A walk expects to pass (limit + 1) × live / matches entries, each costing `rowFetchCost` times more in
+   * an order whose index lacks the searched columns; it is bounded at `walkMargin` times that, since the matches may
+   * lie together anywhere in the order.
+   */
+  walkBound(plan: SearchPlan, matches: number, live: number, limit: number): number | undefined {
+    if (matches <= 0) return undefined;
+    const expected = ((limit + 1) * live) / matches;
+    return expected * passCost(plan.column) < matches ? Math.ceil(expected * walkMargin) : undefined;
   }
 
   /**
@@ -188,6 +243,7 @@ export class SubscriberSearchQueries {
   ): SelectQueryBuilder<Database, "subscribers", { id: string }> {
     const direction = plan.direction(onward);
     const past = from && plan.beyond(from.key, onward, from.inclusive);
+    if (plan.visit !== undefined) return this.boundedIdsInOrder(plan, onward, limit, plan.visit, past);
     if (plan.column === "updated_at") {
       // Unqualified names bind to the nearest FROM: in the subquery the subscriber's columns (the filters'), outside it
       // the order row's (the key's `updated_at` and `id`).
@@ -221,10 +277,69 @@ export class SubscriberSearchQueries {
   }
 
   /**
+   * `idsInOrder` for a bounded walk: the first `visit` rows of the order past the key, from the order's index alone
+   * where it can (no filter in it), then the matches among them. What it finds are the first matches of the order;
+   * what it does not find may lie past the bound.
+   */
+  private boundedIdsInOrder(
+    plan: SearchPlan,
+    onward: boolean,
+    limit: number,
+    visit: number,
+    past: Condition | undefined,
+  ): SelectQueryBuilder<Database, "subscribers", { id: string }> {
+    const direction = plan.direction(onward);
+    if (plan.column === "updated_at") {
+      const orderRows = this.reads
+        .selectFrom("subscriber_update_order")
+        .select(["environment_id", "id", "updated_at"])
+        .where("environment_id", "=", plan.environmentId)
+        .$if(past !== undefined, (rows) => rows.where(past as never))
+        .orderBy("updated_at", direction)
+        .orderBy("id", direction)
+        .limit(visit);
+      return this.reads
+        .selectFrom(orderRows.as("subscriber_update_order"))
+        .select("id")
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom("subscribers")
+              .select(sql`1`.as("one"))
+              .whereRef("subscribers.environment_id", "=", "subscriber_update_order.environment_id")
+              .whereRef("subscribers.id", "=", "subscriber_update_order.id")
+              .where(plan.matching as never),
+          ),
+        )
+        .orderBy("updated_at", direction)
+        .orderBy("id", direction)
+        .limit(pageBound(limit)) as unknown as SelectQueryBuilder<Database, "subscribers", { id: string }>;
+    }
+    const rows = this.reads
+      .selectFrom("subscribers")
+      .select(["id", "email_search", "phone_search", "name_search"])
+      .$if(plan.column !== "id", (columns) => columns.select(plan.column as "created_at"))
+      .where("environment_id", "=", plan.environmentId)
+      .where("deleted", "=", liveOnly)
+      .$if(past !== undefined, (ids) => ids.where(past as Condition))
+      .orderBy(plan.column, direction)
+      .orderBy("id", direction)
+      .limit(visit);
+    return this.reads
+      .selectFrom(rows.as("subscribers"))
+      .select("id")
+      .where(plan.filtered as never)
+      .orderBy(plan.column as "created_at", direction)
+      .orderBy("id", direction)
+      .limit(pageBound(limit)) as unknown as SelectQueryBuilder<Database, "subscribers", { id: string }>;
+  }
+
+  /**
    * The page's rows, in the page's order, and whether more rows lie beyond it in the direction it was read: one row
    * more is read to know. The ids come first (from an index alone where it can), then only those rows whole. With no
    * filter the kept count of live subscribers comes with them (`live`, when there are rows), one round trip for the
-   * search where the count would take a second (D56).
+   * search where the count would take a second (D56). A bounded walk's page is undefined when its bound held too few
+   * matches to fill it (D58).
    */
   async page<Columns extends keyof Database["subscribers"] & string>(
     plan: SearchPlan,
@@ -245,6 +360,7 @@ export class SubscriberSearchQueries {
       .orderBy("id", direction)
       .$if(plan.unfiltered, (statement) => statement.modifyEnd(generic))
       .execute();
+    if (plan.visit !== undefined && rows.length <= query.limit) return undefined;
     const items = rows.slice(0, query.limit);
     if (!plan.forward) items.reverse();
     // Present on every row when the page asked for it (`$if` types it as optional).
@@ -252,13 +368,16 @@ export class SubscriberSearchQueries {
     return { items, more: rows.length > query.limit, live: live === undefined ? undefined : Number(live ?? 0) };
   }
 
-  /** Whether a matching row lies past `key`, towards the end of the order (`onward`) or its start. */
-  async exists(plan: SearchPlan, key: Key, onward: boolean): Promise<boolean> {
+  /**
+   * Whether a matching row lies past `key`, towards the end of the order (`onward`) or its start; undefined when a
+   * bounded walk's bound holds none (D58).
+   */
+  async exists(plan: SearchPlan, key: Key, onward: boolean): Promise<boolean | undefined> {
     // Ordered from the key, so that the sort index answers it (a plain LIMIT 1 may scan the table from its start).
     const row = await this.idsInOrder(plan, onward, 1, { key, inclusive: false })
       .$if(plan.unfiltered, (statement) => statement.modifyEnd(generic))
       .executeTakeFirst();
-    return row !== undefined;
+    return row !== undefined ? true : plan.visit !== undefined ? undefined : false;
   }
 
   /**
@@ -296,7 +415,8 @@ export class SubscriberSearchQueries {
     return this.reads.selectFrom(limited).select(sql<number>`count(*)::int`.as("n"));
   }
 
-  private async liveSubscribers(environmentId: string): Promise<number> {
+  /** The environment's live subscribers, as kept: a lookup by key. */
+  async liveSubscribers(environmentId: string): Promise<number> {
     const row = await this.reads
       .selectNoFrom(this.liveSubscribersQuery(environmentId).as("live"))
       .modifyEnd(prepared)

@@ -96,7 +96,8 @@ export class SubscriberStore {
 
   /**
    * One page of a cursor walk in (orderBy, _id) order, with the filters' total count (capped). The count does not
-   * depend on the page: it runs beside the walk, on another connection of the pool.
+   * depend on the page: it runs beside the walk, on another connection of the pool; a common substring term's runs
+   * first, to choose how the page is read (`countThenWalk`).
    */
   async search(environmentId: string, query: SubscriberSearch): Promise<SubscriberPage> {
     const plan = await this.searches.plan(environmentId, query);
@@ -105,6 +106,7 @@ export class SubscriberStore {
       const { live, ...walk } = await this.walk(plan, query);
       return { ...walk, ...(live === undefined ? await this.searches.count(plan, query) : this.searches.capped(live)) };
     }
+    if (await this.searches.mayBeDense(query)) return this.countThenWalk(plan, query);
     const [{ live: _, ...walk }, counts] = await Promise.all([
       this.walk(plan, query),
       this.searches.count(plan, query),
@@ -112,14 +114,42 @@ export class SubscriberStore {
     return { ...walk, ...counts };
   }
 
+  /**
+   * A search whose matches may be dense (a common substring term): counted first, and when the count shows them dense,
+   * its page read in the order's index, which reaches a page of them in a few hundred entries, where the grams read
+   * every match; past the walk's bound it is read through the grams after all (D58).
+   */
+  private async countThenWalk(plan: SearchPlan, query: SubscriberSearch): Promise<SubscriberPage> {
+    const [counts, live] = await Promise.all([
+      this.searches.count(plan, query),
+      this.searches.liveSubscribers(plan.environmentId),
+    ]);
+    const visit = this.searches.walkBound(plan, counts.totalCount, live, query.limit);
+    const bounded =
+      visit === undefined
+        ? undefined
+        : await this.tryWalk(await this.searches.plan(plan.environmentId, query, visit), query);
+    const { live: _, ...walk } = bounded ?? (await this.walk(plan, query));
+    return { ...walk, ...counts };
+  }
+
   /** The page a cursor walk reaches, with its neighbours: `next` and `previous` when matching rows lie beyond it. */
   private async walk(plan: SearchPlan, query: SubscriberSearch) {
+    const walked = await this.tryWalk(plan, query);
+    if (!walked) throw new Error("a walk with no bound reaches its page");
+    return walked;
+  }
+
+  /** `walk`, or undefined when a bounded walk (D58) could not tell the page or a neighbour within its bound. */
+  private async tryWalk(plan: SearchPlan, query: SubscriberSearch) {
     const sent = query.after ?? query.before;
     // The pipeline refused a cursor the model cannot read (its time no real instant).
     const read = sent === undefined ? undefined : readSubscriberCursor(sent);
     const cursor = read && (await this.searches.cursorKey(plan, read));
     if (sent !== undefined && !cursor) return { data: [], next: null, previous: null, live: undefined };
-    const { items, more, live } = await this.searches.page(plan, query, cursor, answerColumns);
+    const page = await this.searches.page(plan, query, cursor, answerColumns);
+    if (!page) return undefined;
+    const { items, more, live } = page;
     const first = items[0];
     const last = items.at(-1);
     if (!first || !last) return { data: [], next: null, previous: null, live };
@@ -128,6 +158,7 @@ export class SubscriberStore {
     const rowsPrecede = plan.forward
       ? cursor !== undefined && (await this.searches.exists(plan, plan.keyOf(first), false))
       : more;
+    if (rowsFollow === undefined || rowsPrecede === undefined) return undefined;
     const data = items.map(toSubscriber);
     return {
       data,

@@ -41,11 +41,25 @@ const commonShare = 0.1;
  * against share × rows for the index. At 0.5% of the bench's 930,931 rows: 2,200 against 4,650.
  */
 const pageOnlyCommonShare = 0.005;
+/**
+ * What a substring condition serves, which decides how it asks for rows (never which rows match): `count`, a count that
+ * reads the rows (and a page beside it); `page`, a page alone, the count being kept; `walk`, a page walked in the
+ * order's index, the LIKE alone, when the count found the matches dense (D58).
+ */
+export type ConditionUse = "count" | "page" | "walk";
 /** How long the gram statistics are used before they are read again (ANALYZE refreshes them in the database). */
 const statisticsTtlMs = 10 * 60_000;
 
+/** The shares from which a term counts as common: one for both uses, or one for a count and one for a page alone. */
+export type SubstringShares = number | { count: number; page: number };
+
 /** Per gram index: its most common grams with their share of rows; a gram not listed is rarer than any listed. */
 type GramFrequencies = Map<string, Map<string, number>>;
+/** The gram indexes' statistics: each one's most common grams, and how many rows it indexes (of every environment). */
+interface GramStatistics {
+  shares: GramFrequencies;
+  rows: Map<string, number>;
+}
 
 /** The 3-grams of a term as JavaScript lowercases it, by position: only a preference, the database has the last word. */
 export function termGrams(term: string): { gram: string; at: number }[] {
@@ -77,17 +91,20 @@ export function rarestGrams(grams: { gram: string; at: number }[], frequency: (g
 /** Reads the gram indexes' statistics (pg_stats) now and then, and builds the filter conditions. */
 export class SubstringFilter {
   private readonly db: Kysely<Database>;
-  private statistics: Promise<GramFrequencies> | undefined;
+  private statistics: Promise<GramStatistics> | undefined;
   private readAt = 0;
   private readonly commonShare: number;
 
   private readonly pageOnlyCommonShare: number;
 
-  /** `common` (a share of the rows; tests set it to 0 or 1 to force one way) overrides both shares. */
-  constructor(db: Kysely<Database>, common?: number) {
+  /**
+   * `common` (a share of the rows; tests set it to 0 or 1 to force one way) overrides both shares; as `{ count, page }`,
+   * each (tests force the count through the grams and the page to count first, D58, with `{ count: Infinity, page: 0 }`).
+   */
+  constructor(db: Kysely<Database>, common?: SubstringShares) {
     this.db = db;
-    this.commonShare = common ?? commonShare;
-    this.pageOnlyCommonShare = common ?? pageOnlyCommonShare;
+    this.commonShare = (typeof common === "number" ? common : common?.count) ?? commonShare;
+    this.pageOnlyCommonShare = (typeof common === "number" ? common : common?.page) ?? pageOnlyCommonShare;
   }
 
   /**
@@ -97,34 +114,51 @@ export class SubstringFilter {
   async chooseGrams(column: SearchedColumn, term: string, common = this.commonShare): Promise<string[] | undefined> {
     const grams = termGrams(term);
     if (grams.length === 0) return undefined;
-    const frequencies = (await this.read()).get(gramIndexes[column]);
+    const frequencies = (await this.read()).shares.get(gramIndexes[column]);
     const frequency = (gram: string) => frequencies?.get(gram) ?? 0;
     const rarest = rarestGrams(grams, frequency, gramsPerTerm);
     return frequency(rarest[0] as string) >= common ? undefined : rarest;
+  }
+
+  /**
+   * Whether a term's matches may be dense enough for a page to fill sooner from the order's index than from the
+   * grams: its rarest gram is too common for a page alone to read it (`page`) but not for a count (`count`), and the
+   * index holds enough rows for a walk that passes `walkCost` / share rows to read fewer than the share of them the
+   * grams would. Its rarest gram's share only bounds the term's; the count tells (D58).
+   */
+  async mayBeDense(column: SearchedColumn, term: string, walkCost: number): Promise<boolean> {
+    const grams = termGrams(term);
+    if (grams.length === 0) return false;
+    const statistics = await this.read();
+    const frequencies = statistics.shares.get(gramIndexes[column]);
+    const frequency = (gram: string) => frequencies?.get(gram) ?? 0;
+    const rarest = frequency(rarestGrams(grams, frequency, 1)[0] as string);
+    const rows = statistics.rows.get(gramIndexes[column]) ?? 0;
+    return rarest >= this.pageOnlyCommonShare && rarest < this.commonShare && rarest * rarest * rows > walkCost;
   }
 
   /** Whether a two-character term is rare enough to be read through the 2-gram index. */
   async bigramIsRare(column: SearchedColumn, term: string, common = this.commonShare): Promise<boolean> {
     const chars = [...term.toLowerCase()];
     if (chars.length !== 2) return false;
-    const frequency = (await this.read()).get(bigramIndexes[column])?.get(chars.join("")) ?? 0;
+    const frequency = (await this.read()).shares.get(bigramIndexes[column])?.get(chars.join("")) ?? 0;
     return frequency < common;
   }
 
   /**
    * The condition on one searched column, for the subscribers table under `table` (its name or alias). Never in a
-   * prepared statement: the best plan depends on how many rows the term matches. `countKept`: the search's count
-   * does not read the rows (a lone term of up to three characters), so only the page decides the way.
+   * prepared statement: the best plan depends on how many rows the term matches. `use`: what the condition serves.
    */
   async condition(
     table: string,
     column: SearchedColumn,
     term: string,
-    countKept = false,
+    use: ConditionUse = "count",
   ): Promise<Expression<SqlBool>> {
     const searched = sql.ref(`${table}.${column}_search`);
     const like = sql<SqlBool>`${searched} LIKE lower(${likeContains(term)})`;
-    const common = countKept ? this.pageOnlyCommonShare : this.commonShare;
+    if (use === "walk") return like;
+    const common = use === "page" ? this.pageOnlyCommonShare : this.commonShare;
     if (await this.bigramIsRare(column, term, common)) {
       // The term is its own 2-gram. Should the database's lower() make it longer than JavaScript's did, the condition
       // asks for no gram, which every row passes: slower, never wrong.
@@ -136,28 +170,32 @@ export class SubstringFilter {
     return sql<SqlBool>`substring_grams(${searched}) @> substring_grams_among(lower(${term}), ${grams}::text[]) AND ${like}`;
   }
 
-  private read(): Promise<GramFrequencies> {
+  private read(): Promise<GramStatistics> {
     if (!this.statistics || Date.now() - this.readAt > statisticsTtlMs) {
       this.readAt = Date.now();
-      this.statistics = this.load().catch(() => new Map());
+      this.statistics = this.load().catch(() => ({ shares: new Map(), rows: new Map() }));
     }
     return this.statistics;
   }
 
   /** The gram statistics in use (read now and then): per gram index, its most common grams with their shares. */
-  gramFrequencies(): Promise<GramFrequencies> {
-    return this.read();
+  async gramFrequencies(): Promise<GramFrequencies> {
+    return (await this.read()).shares;
   }
 
-  private async load(): Promise<GramFrequencies> {
-    const { rows } = await sql<{ index: string; grams: string[]; frequencies: number[] }>`
-      SELECT s.tablename AS index, s.most_common_elems::text::text[] AS grams, s.most_common_elem_freqs AS frequencies
-      FROM pg_stats s
+  private async load(): Promise<GramStatistics> {
+    const { rows } = await sql<{ index: string; grams: string[]; frequencies: number[]; rows: number }>`
+      SELECT s.tablename AS index, s.most_common_elems::text::text[] AS grams, s.most_common_elem_freqs AS frequencies,
+        c.reltuples * (1 - s.null_frac) AS rows
+      FROM pg_stats s JOIN pg_class c ON c.relname = s.tablename
       WHERE s.tablename IN (${sql.join(substringIndexes)}) AND s.most_common_elems IS NOT NULL`.execute(this.db);
     // On a Citus coordinator (whose migrations distribute the tables) the statistics are the shards', on the workers.
     if (rows.length === 0 && (await hasCitus(this.db))) return this.loadFromShards();
-    const out: GramFrequencies = new Map();
-    for (const row of rows) out.set(row.index, gramShares(row.grams, row.frequencies));
+    const out: GramStatistics = { shares: new Map(), rows: new Map() };
+    for (const row of rows) {
+      out.shares.set(row.index, gramShares(row.grams, row.frequencies));
+      out.rows.set(row.index, Math.max(Number(row.rows), 0));
+    }
     return out;
   }
 
@@ -167,7 +205,7 @@ export class SubstringFilter {
    * term is common or rare as it is over the whole table, as on a single node. A gram a shard does not list counts as
    * none of that shard's rows.
    */
-  private async loadFromShards(): Promise<GramFrequencies> {
+  private async loadFromShards(): Promise<GramStatistics> {
     const indexes = `ARRAY[${substringIndexes.map((index) => `'${index}'`).join(", ")}]`;
     const command = `SELECT coalesce(json_agg(json_build_object('index', i.name, 'rows', c.reltuples * (1 - s.null_frac),
         'grams', s.most_common_elems::text::text[], 'frequencies', s.most_common_elem_freqs)), '[]')
@@ -195,10 +233,11 @@ export class SubstringFilter {
         totals.set(stat.index, total);
       }
     }
-    const out: GramFrequencies = new Map();
+    const out: GramStatistics = { shares: new Map(), rows: new Map() };
     for (const [index, total] of totals) {
       if (total.rows <= 0) continue;
-      out.set(index, new Map([...total.grams].map(([gram, rows]) => [gram, rows / total.rows])));
+      out.shares.set(index, new Map([...total.grams].map(([gram, rows]) => [gram, rows / total.rows])));
+      out.rows.set(index, total.rows);
     }
     return out;
   }
