@@ -38,6 +38,8 @@ export const notRuntime = [
   "test/server/notifications.test.ts",
   "test/server/subscriber-patch.test.ts",
   "test/server/idempotency.test.ts",
+  "test/server/idempotency-claim.test.ts",
+  "test/server/dense-substring-walk.test.ts",
   "test/server/prepared-statements.test.ts",
   "test/server/update-order.test.ts",
   "test/server/details-compression.test.ts",
