@@ -159,6 +159,22 @@ class SearchPlan {
 
 export type { SearchPlan };
 
+/**
+ * An order row (migration 010) whose subscriber passes the plan's filters. Unqualified names bind to the nearest FROM:
+ * in the subquery the subscriber's columns (the filters'), outside it the order row's.
+ */
+function orderRowMatches(plan: SearchPlan) {
+  return (eb: ExpressionBuilder<Database, "subscriber_update_order">) =>
+    eb.exists(
+      eb
+        .selectFrom("subscribers")
+        .select(sql`1`.as("one"))
+        .whereRef("subscribers.environment_id", "=", "subscriber_update_order.environment_id")
+        .whereRef("subscribers.id", "=", "subscriber_update_order.id")
+        .where(plan.matching as never),
+    );
+}
+
 export class SubscriberSearchQueries {
   private readonly reads: Kysely<Database>;
   private readonly totalCountCap: number;
@@ -245,22 +261,12 @@ export class SubscriberSearchQueries {
     const past = from && plan.beyond(from.key, onward, from.inclusive);
     if (plan.visit !== undefined) return this.boundedIdsInOrder(plan, onward, limit, plan.visit, past);
     if (plan.column === "updated_at") {
-      // Unqualified names bind to the nearest FROM: in the subquery the subscriber's columns (the filters'), outside it
-      // the order row's (the key's `updated_at` and `id`).
+      // Outside `orderRowMatches`, the key's `updated_at` and `id` are the order row's.
       return this.reads
         .selectFrom("subscriber_update_order")
         .select("id")
         .where("environment_id", "=", plan.environmentId)
-        .where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom("subscribers")
-              .select(sql`1`.as("one"))
-              .whereRef("subscribers.environment_id", "=", "subscriber_update_order.environment_id")
-              .whereRef("subscribers.id", "=", "subscriber_update_order.id")
-              .where(plan.matching as never),
-          ),
-        )
+        .where(orderRowMatches(plan))
         .$if(past !== undefined, (ids) => ids.where(past as never))
         .orderBy("updated_at", direction)
         .orderBy("id", direction)
@@ -301,16 +307,7 @@ export class SubscriberSearchQueries {
       return this.reads
         .selectFrom(orderRows.as("subscriber_update_order"))
         .select("id")
-        .where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom("subscribers")
-              .select(sql`1`.as("one"))
-              .whereRef("subscribers.environment_id", "=", "subscriber_update_order.environment_id")
-              .whereRef("subscribers.id", "=", "subscriber_update_order.id")
-              .where(plan.matching as never),
-          ),
-        )
+        .where(orderRowMatches(plan) as never)
         .orderBy("updated_at", direction)
         .orderBy("id", direction)
         .limit(pageBound(limit)) as unknown as SelectQueryBuilder<Database, "subscribers", { id: string }>;

@@ -61,6 +61,12 @@ interface GramStatistics {
   rows: Map<string, number>;
 }
 
+/** A 3-gram's share of the rows of `column`'s gram index, by the statistics (0 for a gram they do not list). */
+function shareIn(statistics: GramStatistics, column: SearchedColumn): (gram: string) => number {
+  const shares = statistics.shares.get(gramIndexes[column]);
+  return (gram) => shares?.get(gram) ?? 0;
+}
+
 /** The 3-grams of a term as JavaScript lowercases it, by position: only a preference, the database has the last word. */
 export function termGrams(term: string): { gram: string; at: number }[] {
   const chars = [...term.toLowerCase()];
@@ -114,8 +120,7 @@ export class SubstringFilter {
   async chooseGrams(column: SearchedColumn, term: string, common = this.commonShare): Promise<string[] | undefined> {
     const grams = termGrams(term);
     if (grams.length === 0) return undefined;
-    const frequencies = (await this.read()).shares.get(gramIndexes[column]);
-    const frequency = (gram: string) => frequencies?.get(gram) ?? 0;
+    const frequency = shareIn(await this.read(), column);
     const rarest = rarestGrams(grams, frequency, gramsPerTerm);
     return frequency(rarest[0] as string) >= common ? undefined : rarest;
   }
@@ -130,8 +135,7 @@ export class SubstringFilter {
     const grams = termGrams(term);
     if (grams.length === 0) return false;
     const statistics = await this.read();
-    const frequencies = statistics.shares.get(gramIndexes[column]);
-    const frequency = (gram: string) => frequencies?.get(gram) ?? 0;
+    const frequency = shareIn(statistics, column);
     const rarest = frequency(rarestGrams(grams, frequency, 1)[0] as string);
     const rows = statistics.rows.get(gramIndexes[column]) ?? 0;
     return rarest >= this.pageOnlyCommonShare && rarest < this.commonShare && rarest * rarest * rows > walkCost;
