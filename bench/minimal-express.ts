@@ -61,10 +61,15 @@ app.get("/v1/notifications", async (req, res) => {
     ["channels", "templates", "emails", "subscriberIds", "severity"],
     { page: 0, limit: 10 },
   );
-  res.json(await store.notifications.list(environmentId, { ...list, after: new Date(0), before: new Date() } as never));
+  const page = await store.notifications.pageText(environmentId, {
+    ...list,
+    after: new Date(0),
+    before: new Date(),
+  } as never);
+  res.type("application/json").send(page);
 });
 app.get("/v1/notifications/:notificationId", async (req, res) => {
-  res.json(await store.notifications.get(environmentId, req.params.notificationId));
+  res.type("application/json").send((await store.notifications.answer(environmentId, req.params.notificationId))?.text);
 });
 
 const server = app.listen(0, "127.0.0.1", () => {

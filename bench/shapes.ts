@@ -61,7 +61,7 @@ export function benchShapes(ctx: BenchContext): Shape[] {
     id: `list.${id}`,
     label,
     store: (store) =>
-      store.notifications.list(env, { page: 0, limit: 10, after: new Date(0), before: new Date(), ...params }),
+      store.notifications.pageText(env, { page: 0, limit: 10, after: new Date(0), before: new Date(), ...params }),
     http: () => ({ method: "GET", path: `/v1/notifications${queryString(params)}` }),
   });
   const patchTarget = (i: number) => ctx.subscriberIds[i % ctx.subscriberIds.length] as string;
@@ -119,7 +119,7 @@ export function benchShapes(ctx: BenchContext): Shape[] {
     {
       id: "get.byId",
       label: "get notification by id",
-      store: (store) => store.notifications.get(env, ctx.notificationId),
+      store: (store) => store.notifications.answer(env, ctx.notificationId),
       http: () => ({ method: "GET", path: `/v1/notifications/${ctx.notificationId}` }),
     },
     {

@@ -14,6 +14,7 @@ import { type IdempotencyStore, type Outcome, runIdempotently } from "./idempote
 import { errorsFor, isDeclared, NotImplementedError } from "./operation-errors.js";
 import { operationMetadata } from "./request-metadata.js";
 import { operationRules } from "./request-rules.js";
+import { serializedText } from "./serialized.js";
 import { markWorkStarted } from "./work-started.js";
 
 export interface BindOptions<Transaction> {
@@ -30,6 +31,11 @@ export interface BindOptions<Transaction> {
   admission?: { turns: Admission; cost: CostOf } | undefined;
   /** The days of history the caller may read (null: unlimited), for the 402 of a list window older than that. */
   retentionOf?: ((auth: Caller["auth"]) => number | null | undefined) | undefined;
+  /**
+   * Whether the validator checks answers: it checks what `res.json` is given, so a body handed over as text
+   * (serialized.ts) is parsed and given to `res.json` then, and sent as it is otherwise.
+   */
+  validatesResponses?: boolean | undefined;
 }
 
 /**
@@ -155,8 +161,11 @@ export function bindOperation<K extends OperationId, Transaction>(
       // The answer timeout may have answered 503 already; the work is done (and stored), the late answer is dropped.
       if (res.headersSent || outcome === abandoned) return;
       res.set(outcome.headers ?? {}).status(outcome.status);
-      if (outcome.rawBody !== undefined) res.type("application/json").send(outcome.rawBody);
-      else res.json(outcome.body);
+      const text = outcome.rawBody ?? serializedText(outcome.body);
+      if (text === undefined) res.json(outcome.body);
+      // The validator checks what `res.json` is given: the text's value, where answers are checked.
+      else if (options.validatesResponses && outcome.rawBody === undefined) res.json(JSON.parse(text));
+      else res.type("application/json").send(text);
     } catch (error) {
       next(error);
     }

@@ -15,6 +15,7 @@ import {
 import type { RequestHandler } from "express";
 import { ApiError, type ErrorBody } from "./errors.js";
 import { idempotencyDocsLink, messages } from "./messages.js";
+import { serializedText } from "./serialized.js";
 
 /** An answer as it is stored for replay. */
 export interface StoredAnswer {
@@ -115,7 +116,11 @@ export async function runIdempotently<Transaction>(
         const outcome = await outcomeOf(() => work(session.transaction), renderError);
         if (keepsAnswer(outcome.status)) {
           await session.save(
-            { fingerprint: print, statusCode: outcome.status, body: JSON.stringify(outcome.body) },
+            {
+              fingerprint: print,
+              statusCode: outcome.status,
+              body: serializedText(outcome.body) ?? JSON.stringify(outcome.body),
+            },
             request.ttlSeconds,
           );
         }

@@ -50,3 +50,4 @@ export {
 export type { Decision, RateLimitStore, RateLimits, Take } from "./rate-limit.js";
 export { redactUrl } from "./redact.js";
 export { type ContractRouter, createRouter, type RouterOptions } from "./router.js";
+export { serialized } from "./serialized.js";

@@ -159,6 +159,10 @@ function passThroughMatcher(entries: readonly string[]): (req: Request) => boole
   return (req) => pairs.some((pair) => pair.method === req.method && pair.path === req.path.replace(/(.)\/+$/, "$1"));
 }
 
+/** Answers are checked against the spec unless switched off, by default unless NODE_ENV is production. */
+const validatesResponses = (options: Pick<RouterOptions<unknown>, "validateResponses">) =>
+  options.validateResponses ?? process.env.NODE_ENV !== "production";
+
 export function createRouter<Transaction = undefined>(options: RouterOptions<Transaction>): ContractRouter {
   const logger = options.logger ?? stderrLogger;
   const missing = missingHandlers(options.handlers);
@@ -177,6 +181,7 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
       cost: admission.cost ?? (() => "cheap"),
     },
     retentionOf: options.retentionOf,
+    validatesResponses: validatesResponses(options),
   });
 
   const api = express.Router();
@@ -214,8 +219,7 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
       // Unknown query parameters are reported by request-rules.ts together with the other invalid inputs.
       validateRequests:
         options.validateRequests === false ? false : { allowUnknownQueryParameters: true, allErrors: true },
-      validateResponses:
-        (options.validateResponses ?? process.env.NODE_ENV !== "production") ? { allErrors: true } : false,
+      validateResponses: validatesResponses(options) ? { allErrors: true } : false,
       validateSecurity: false,
       validateFormats: true,
       ajvFormats: { mode: "full" },

@@ -42,7 +42,8 @@ export const notRuntime = [
   "test/server/dense-substring-walk.test.ts",
   "test/server/prepared-statements.test.ts",
   "test/server/update-order.test.ts",
-  "test/server/details-compression.test.ts",
+  "test/server/notification-text-compression.test.ts",
+  "test/server/notification-answers.test.ts",
   // NODE_ENV=production's refusals are the server's logic; start.test.ts starts and stops processes on each Node.
   "test/server/production-start.test.ts",
 ];

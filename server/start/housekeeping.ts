@@ -2,17 +2,19 @@
  * What a running server does besides answering: now and every ten minutes, delete expired idempotency records, create
  * notification partitions for the months ahead and (with PURGE_AFTER_DAYS) drop the months past retention; on
  * PostgreSQL, merge PATCHes' grams into the gram indexes a few times a second rather than inside a request
- * (server/store/gram-index-merges.ts).
+ * (server/store/gram-index-merges.ts); and rewrite the notifications written before migration 012 with their answer kept
+ * as text, a batch at a time (server/store/answer-fill.ts).
  */
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
+import { fillAnswersInBackground } from "../store/answer-fill.js";
 import { mergeGramIndexesEvery } from "../store/gram-index-merges.js";
 import type { OpenedStore } from "../store/store.js";
 
 const everyMs = 600_000;
 
 export interface Housekeeping {
-  /** Stops the timers; resolves when a gram merge under way has ended. */
+  /** Stops the timers; resolves when a gram merge or an answers batch under way has ended. */
   stop(): Promise<void>;
 }
 
@@ -38,10 +40,18 @@ export async function startHousekeeping(opened: OpenedStore, config: Config, log
           logger.warn({ err }, "stopped merging the gram indexes' pending entries (GRAM_MERGE_INTERVAL_MS)"),
         )
       : undefined;
+  const answers = fillAnswersInBackground(
+    store.db,
+    { batchSize: 200, pauseMs: 100, idleMs: everyMs },
+    {
+      filled: (count) => logger.info({ count }, "kept the answers of notifications written before migration 012"),
+      failed: (err) => logger.warn({ err }, "could not keep the answers of older notifications; trying again later"),
+    },
+  );
   return {
     async stop() {
       clearInterval(timer);
-      await gramMerges?.stop();
+      await Promise.all([gramMerges?.stop(), answers.stop()]);
     },
   };
 }

@@ -44,12 +44,13 @@ export interface WorkflowRow {
 
 /**
  * A notifications row as the bulk insert takes it: the table's columns, with the contract's enums, JSON-ready values
- * and without the generated `filter_terms`; `details` holds what the answer shows beyond the columns.
+ * and without the generated `filter_terms`; `details` holds what the answer shows beyond the columns (the bulk insert
+ * keeps them as part of the answer's text, D59).
  */
 export interface NotificationRow
   extends Omit<
     NotificationsTable,
-    "filter_terms" | "template_id" | "channels" | "severity" | "created_at" | "updated_at" | "details"
+    "filter_terms" | "template_id" | "channels" | "severity" | "created_at" | "updated_at" | "details" | "answer"
   > {
   template_id: string;
   channels: ChannelType[];

@@ -73,7 +73,10 @@ export interface NotificationsTable {
   topic_keys: string[];
   created_at: Timestamp;
   updated_at: Timestamp;
-  details: Json<Record<string, unknown>>;
+  /** Rows written before migration 012 (D59), until `fillAnswers` rewrites them; null otherwise. */
+  details: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  /** The notification's own fields as its answer's JSON text, without the closing brace (notification-answer.ts). */
+  answer: string | null;
   /** Generated from channels, severity and topic keys (migration 002); never written. */
   filter_terms: ColumnType<string[], never, never>;
 }

@@ -1,6 +1,7 @@
 /**
  * What the skeleton does by default, through HTTP: idempotency keys scoped to the caller's environment (as the spec
- * says), and a handler's answer that breaks the contract logged with the operation and the field it got wrong.
+ * says), a handler's answer that breaks the contract logged with the operation and the field it got wrong, and an
+ * answer handed over as JSON text (`serialized`) sent as it is, or checked like any other where answers are validated.
  */
 import type { AddressInfo } from "node:net";
 import { createFactories } from "@novu-query/contract/factories";
@@ -13,6 +14,8 @@ import {
   handler,
   type Logger,
   MemoryIdempotencyStore,
+  type Subscriber,
+  serialized,
 } from "@novu-query/express";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -155,5 +158,59 @@ describe("an answer that breaks the contract", () => {
       "the searchSubscribers handler's answer does not match the contract: body.data[0].createdAt is required by the contract and missing; body.data[0].secret is not in the contract",
     );
     expect(line?.fields).toMatchObject({ operation: "searchSubscribers" });
+  });
+});
+
+describe("an answer handed over as JSON text (serialized)", () => {
+  // Spaces and a key order JSON.stringify would not give: what is sent shows whether the text was parsed again.
+  const text = JSON.stringify({ ...subscriber, firstName: "Ada" }, null, 1);
+  const patchWith = (body: string) =>
+    handler("patchSubscriber", async () => ({ status: 200, body: serialized<Subscriber>(body) }));
+  const send = (baseUrl: string, key?: string) =>
+    fetch(`${baseUrl}/v2/subscribers/sub-1`, {
+      method: "PATCH",
+      headers: {
+        authorization: "ApiKey any",
+        "content-type": "application/json",
+        ...(key && { "idempotency-key": key }),
+      },
+      body: JSON.stringify({ firstName: "Ada" }),
+    });
+
+  it("is sent as it is where answers are not validated, replayed the same, typed as JSON", async () => {
+    const baseUrl = await serve({
+      validateResponses: false,
+      authenticate: () => environment("env-1"),
+      handlers: { patchSubscriber: patchWith(text) },
+      idempotency: { store: new MemoryIdempotencyStore() },
+    });
+    const response = await send(baseUrl, "k-1");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(await response.text()).toBe(text);
+    const replay = await send(baseUrl, "k-1");
+    expect(replay.headers.get("idempotency-replay")).toBe("true");
+    expect(await replay.json()).toEqual(JSON.parse(text));
+  });
+
+  it("is parsed and checked against the spec where answers are validated: a wrong one is answered 500", async () => {
+    const good = await serve({
+      validateResponses: true,
+      authenticate: () => environment("env-1"),
+      handlers: { patchSubscriber: patchWith(text) },
+    });
+    const response = await send(good);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe(JSON.stringify(JSON.parse(text)));
+    const { createdAt: _createdAt, ...withoutCreatedAt } = subscriber;
+    const logger = recordingLogger();
+    const bad = await serve({
+      logger,
+      validateResponses: true,
+      authenticate: () => environment("env-1"),
+      handlers: { patchSubscriber: patchWith(JSON.stringify(withoutCreatedAt)) },
+    });
+    expect((await send(bad)).status).toBe(500);
+    expect(logger.lines.map((line) => line.message).join("\n")).toContain("body.createdAt is required by the contract");
   });
 });

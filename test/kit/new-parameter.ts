@@ -41,8 +41,9 @@ export const tagsDeclaration = `    tags: {
 `;
 
 /** Added to filterSql in server/store/notifications.ts. */
-// biome-ignore lint/suspicious/noTemplateCurlyInString: this is source text written into the copied repository
-export const tagsSql = "  tags: (_eb, tags) => sql<SqlBool>`n.details->'tags' ?| ${tags}::text[]`,\n";
+export const tagsSql =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: this is source text written into the copied repository
+  "  tags: (_eb, tags) => sql<SqlBool>`coalesce(n.details, (n.answer || '}')::jsonb) -> 'tags' ?| ${tags}::text[]`,\n";
 
 /** Added under the unreleased version's Contract heading of CHANGELOG.md. */
 export const tagsChangelog =

@@ -1,0 +1,133 @@
+/**
+ * A notification's answer, in two parts (D59): its own fields, which never change once it is written and are kept as
+ * JSON text in its row (`answer`), and the summaries of its subscriber and workflow, which a PATCH or a workflow's
+ * change must show at once, built from their own rows each time. A page is the texts concatenated, with no JSON
+ * parsed or stringified for the notifications' own fields. Rows written before the column (`answer` NULL, `details`
+ * kept) are built the typed way from their columns, to the same bytes.
+ */
+import type {
+  ChannelType,
+  Notification,
+  NotificationSubscriber,
+  NotificationTemplate,
+  SeverityLevel,
+} from "@novu-query/contract/types";
+import { toIso } from "./sql-helpers.js";
+
+/** The columns a notification's own fields are built from. */
+export interface NotificationColumns {
+  id: string;
+  environment_id: string;
+  organization_id: string;
+  subscriber_id: string;
+  transaction_id: string;
+  template_id: string | null;
+  digested_notification_id: string | null;
+  channels: string[];
+  severity: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  /** What the answer shows beyond the columns: jobs, payload, tags, controls, to, topics, critical, contextKeys. */
+  details: unknown;
+}
+
+/** The subscriber's and the workflow's columns a page reads beside each notification (joined, so null when gone). */
+export interface LiveColumns {
+  s_id: string | null;
+  s_subscriber_id: string | null;
+  s_first_name: string | null;
+  s_last_name: string | null;
+  s_email: string | null;
+  s_phone: string | null;
+  w_id: string | null;
+  w_name: string | null;
+  w_origin: string | null;
+  w_triggers: unknown[] | null;
+}
+
+/**
+ * The object without its null and undefined fields, in the same order. A plain loop: `Object.fromEntries(
+ * Object.entries(...).filter(...))` took 2.3-3.3 µs a call against 0.5 (measured on a list's page).
+ */
+function definedOnly<T extends object>(value: T): T {
+  const defined: Record<string, unknown> = {};
+  for (const key in value) {
+    const field = value[key];
+    if (field !== null && field !== undefined) defined[key] = field;
+  }
+  return defined as T;
+}
+
+type OwnFields = Omit<Notification, "subscriber" | "template">;
+
+/** The notification's own fields, in the answer's order (its subscriber and workflow come after them). */
+function ownFields(row: NotificationColumns): OwnFields {
+  const details = (row.details ?? {}) as Omit<Notification, "channels">;
+  return definedOnly({
+    _id: row.id,
+    _environmentId: row.environment_id,
+    _organizationId: row.organization_id,
+    _subscriberId: row.subscriber_id,
+    transactionId: row.transaction_id,
+    _templateId: row.template_id ?? undefined,
+    _digestedNotificationId: row.digested_notification_id ?? undefined,
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+    channels: row.channels as ChannelType[],
+    jobs: details.jobs ?? [],
+    payload: details.payload,
+    tags: details.tags,
+    controls: details.controls,
+    to: details.to,
+    topics: details.topics,
+    // Novu's feed mapper: `entity.severity ?? SeverityLevelEnum.NONE`.
+    severity: (row.severity ?? "none") as SeverityLevel,
+    critical: details.critical,
+    contextKeys: details.contextKeys,
+  });
+}
+
+function subscriberOf(row: LiveColumns): NotificationSubscriber | undefined {
+  if (!row.s_id || !row.s_subscriber_id) return undefined;
+  return definedOnly({
+    _id: row.s_id,
+    subscriberId: row.s_subscriber_id,
+    firstName: row.s_first_name ?? undefined,
+    lastName: row.s_last_name ?? undefined,
+    email: row.s_email ?? undefined,
+    phone: row.s_phone ?? undefined,
+  });
+}
+
+function templateOf(row: LiveColumns): NotificationTemplate | undefined {
+  if (!row.w_id || row.w_name === null) return undefined;
+  return definedOnly({
+    _id: row.w_id,
+    name: row.w_name,
+    origin: (row.w_origin ?? undefined) as NotificationTemplate["origin"],
+    triggers: (row.w_triggers ?? []) as NotificationTemplate["triggers"],
+  });
+}
+
+/** The notification built the typed way: its own fields, then its subscriber's and workflow's summaries. */
+export function toNotification(row: NotificationColumns & LiveColumns): Notification {
+  return definedOnly({ ...ownFields(row), subscriber: subscriberOf(row), template: templateOf(row) });
+}
+
+/**
+ * The text kept in a notification's `answer` column: the JSON of its own fields without the closing brace, so that
+ * the summaries are appended as they are read (`answerText`). It always holds `_id`, so what is appended starts with
+ * a comma.
+ */
+export function storedAnswer(row: NotificationColumns): string {
+  return JSON.stringify(ownFields(row)).slice(0, -1);
+}
+
+/** A notification's answer from its kept text and its subscriber's and workflow's rows: the typed way's bytes. */
+export function answerText(stored: string, live: LiveColumns): string {
+  const subscriber = subscriberOf(live);
+  const template = templateOf(live);
+  return `${stored}${subscriber ? `,"subscriber":${JSON.stringify(subscriber)}` : ""}${
+    template ? `,"template":${JSON.stringify(template)}` : ""
+  }}`;
+}
