@@ -1,6 +1,9 @@
 /** Where the benchmarks keep their data: a PostgreSQL URL given by the user, or a database in the private cluster. */
 import { execFileSync } from "node:child_process";
+import { sql } from "kysely";
 import pg from "pg";
+import { fillAnswers } from "../server/store/answer-fill.js";
+import type { Store } from "../server/store/store.js";
 
 export const benchDatabaseName = "novu_bench";
 export const defaultPgliteDir = ".data/bench-pglite";
@@ -20,4 +23,18 @@ export async function benchDatabaseUrl(given: string | undefined): Promise<strin
   const url = new URL(base);
   url.pathname = `/${benchDatabaseName}`;
   return url.toString();
+}
+
+/**
+ * Gives every notification loaded before D59 its kept answer (server/store/answer-fill.ts) and vacuums the dead rows
+ * the rewrite left, so that neither the server's background rewrite nor autovacuum runs beside the measurements;
+ * returns how many it rewrote.
+ */
+export async function fillAllAnswers(store: Store): Promise<number> {
+  let filled = 0;
+  for (let found = await fillAnswers(store.db, 5000); found > 0; found = await fillAnswers(store.db, 5000)) {
+    filled += found;
+  }
+  if (filled > 0) await sql`VACUUM ANALYZE notifications`.execute(store.db);
+  return filled;
 }

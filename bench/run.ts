@@ -15,13 +15,12 @@ import { startMock, startServerProcess, startTsxScript, type Target } from "../s
 import { exitWithUsageIfAsked } from "../scripts/usage.js";
 import { loadConfig } from "../server/config.js";
 import { DatabaseIdempotencyStore } from "../server/database-idempotency.js";
-import { fillAnswers } from "../server/store/answer-fill.js";
 import { mergeGramIndexesEvery } from "../server/store/gram-index-merges.js";
 import { openStore, type Store } from "../server/store/store.js";
 import { benchServerEnv, node24 as node24Binary } from "./benchmarked-server.js";
 import { latestCitus, measureCitus, writeCitus } from "./citus.js";
 import { benchContext } from "./context.js";
-import { benchDatabaseUrl } from "./database.js";
+import { benchDatabaseUrl, fillAllAnswers } from "./database.js";
 import { explain, QueryCapture } from "./explain.js";
 import { fixedRate } from "./fixed-rate.js";
 import { measureIngest } from "./ingest.js";
@@ -80,15 +79,6 @@ const settings = {
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const startedAt = new Date();
 
-/** Rewrites every notification that has no kept answer yet (server/store/answer-fill.ts); how many it did. */
-async function fillAllAnswers(store: Store): Promise<number> {
-  let filled = 0;
-  for (let found = await fillAnswers(store.db, 5000); found > 0; found = await fillAnswers(store.db, 5000)) {
-    filled += found;
-  }
-  return filled;
-}
-
 // --- Start-up, first, while nothing else runs ----------------------------------------------------------------------
 log("Start-up to the first answer");
 const startup = await measureStartup(quick ? 1 : 5, log);
@@ -99,11 +89,7 @@ const capture = new QueryCapture();
 const postgres = await openStore({ databaseUrl, totalCountCap: 50_000, log: capture.log });
 // Rows loaded before migration 012 get their kept answers now, not beside the measurements (D59).
 const filledAnswers = await fillAllAnswers(postgres.store);
-if (filledAnswers > 0) {
-  // Every rewritten row left a dead one behind: vacuumed now, not by autovacuum during the measurements.
-  await sql`VACUUM ANALYZE notifications`.execute(postgres.store.db);
-  log(`Kept the answers of ${filledAnswers.toLocaleString("en")} notifications loaded before D59, and vacuumed`);
-}
+if (filledAnswers > 0) log(`Kept the answers of ${filledAnswers.toLocaleString("en")} notifications loaded before D59`);
 const ctx = await benchContext(postgres.store);
 const shapes = benchShapes(ctx);
 log(
