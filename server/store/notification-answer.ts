@@ -12,24 +12,24 @@ import type {
   NotificationTemplate,
   SeverityLevel,
 } from "@novu-query/contract/types";
+import type { Selectable } from "kysely";
+import type { NotificationsTable } from "./schema.js";
 import { toIso } from "./sql-helpers.js";
 
-/** The columns a notification's own fields are built from. */
-export interface NotificationColumns {
-  id: string;
-  environment_id: string;
-  organization_id: string;
-  subscriber_id: string;
-  transaction_id: string;
-  template_id: string | null;
-  digested_notification_id: string | null;
-  channels: string[];
-  severity: string | null;
+/**
+ * The columns a notification's own fields are built from: the table's (schema.ts) but those the answer does not show
+ * as they are, with the times as a row read back has them (Date) or as the bulk insert takes them (ISO text), and its
+ * details in whatever form the writer has them.
+ */
+export type NotificationColumns = Omit<
+  Selectable<NotificationsTable>,
+  "topic_keys" | "filter_terms" | "created_at" | "updated_at" | "details" | "answer"
+> & {
   created_at: Date | string;
   updated_at: Date | string;
   /** What the answer shows beyond the columns: jobs, payload, tags, controls, to, topics, critical, contextKeys. */
   details: unknown;
-}
+};
 
 /** The subscriber's and the workflow's columns a page reads beside each notification (joined, so null when gone). */
 export interface LiveColumns {
