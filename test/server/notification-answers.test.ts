@@ -127,6 +127,29 @@ describe.each(drivers)("notifications' answers kept as text (%s)", (driver) => {
     });
   });
 
+  it("shows a workflow changed in the database in the next page and read by id: summaries are never served stale", async () => {
+    const first = JSON.parse(await (await production.request("/v1/notifications?limit=1")).text()) as {
+      data: { _id: string; template: { _id: string; name: string; origin?: string } }[];
+    };
+    const { _id: notificationId, template } = first.data[0] ?? { _id: "", template: { _id: "", name: "" } };
+    const environmentId = production.production.environmentId;
+    // Each column the summary is built from, one at a time, and back: a cache keyed by the workflow alone fails here.
+    const changes = [
+      sql`UPDATE workflows SET name = 'Renamed workflow'`,
+      sql`UPDATE workflows SET triggers = '[{"type": "event", "identifier": "renamed", "variables": []}]'::jsonb`,
+      sql`UPDATE workflows SET origin = NULL`,
+      sql`UPDATE workflows SET origin = ${template.origin ?? "novu-cloud"}, name = ${template.name}`,
+    ];
+    for (const change of changes) {
+      await sql`${change} WHERE environment_id = ${environmentId} AND id = ${template._id}`.execute(production.store.db);
+      const typed = await typedWay(production, production.production.notifications);
+      const page = await (await production.request("/v1/notifications?limit=50")).text();
+      expect(page).toBe(pagesOf(typed)[0]);
+      const byId = await (await production.request(`/v1/notifications/${notificationId}`)).text();
+      expect(byId).toBe(typed.find((text) => text.startsWith(`{"_id":"${notificationId}"`)));
+    }
+  });
+
   /**
    * Writes notifications as a server before migration 012 did (their details, no kept answer), between the newest of
    * the demo's, so that pages mix both kinds; `tag` keeps their ids apart from another call's.
