@@ -141,7 +141,9 @@ describe.each(drivers)("notifications' answers kept as text (%s)", (driver) => {
       sql`UPDATE workflows SET origin = ${template.origin ?? "novu-cloud"}, name = ${template.name}`,
     ];
     for (const change of changes) {
-      await sql`${change} WHERE environment_id = ${environmentId} AND id = ${template._id}`.execute(production.store.db);
+      await sql`${change} WHERE environment_id = ${environmentId} AND id = ${template._id}`.execute(
+        production.store.db,
+      );
       const typed = await typedWay(production, production.production.notifications);
       const page = await (await production.request("/v1/notifications?limit=50")).text();
       expect(page).toBe(pagesOf(typed)[0]);
