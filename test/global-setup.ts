@@ -4,16 +4,16 @@
  * runs on PostgreSQL as well as PGlite, and a streaming read replica of it (TEST_REPLICA_URL). CI (CI=true) insists
  * on PostgreSQL. TEST_POSTGRES=off skips it. With CITUS=on, that PostgreSQL is a Citus cluster of a coordinator and
  * two workers (scripts/citus.sh; TEST_CITUS_WORKERS names the workers), with no replica. Also names the folder of the
- * run's packed tarballs (test/support/tarballs.ts) and removes it afterwards. Writes the run's PGlite template (a
- * migrated empty database, ConnectOptions.pgliteTemplate) that the test stores in memory start from: initdb and the
- * migrations once per run instead of once per database (about 2 s of CPU each, hundreds of times).
+ * run's packed tarballs (test/support/tarballs.ts) and removes it afterwards. Names the PGlite template (a migrated
+ * empty database, ConnectOptions.pgliteTemplate: the server's cached one) that the test stores in memory start from:
+ * initdb and the migrations once per set of migrations instead of once per database (about 2 s of CPU each).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { writePGliteTemplate } from "../server/store/pglite-template.js";
+import { cachedPGliteTemplate, defaultTemplateDir, writePGliteTemplate } from "../server/store/pglite-template.js";
 import { removeTarballs } from "./support/tarballs.js";
 
 const script = fileURLToPath(new URL("../scripts/postgres.sh", import.meta.url));
@@ -56,9 +56,11 @@ function startCitus(): () => void {
 
 export default async function setup(): Promise<() => void> {
   process.env.NOVU_QUERY_TARBALLS = join(tmpdir(), `novu-query-tarballs-${process.pid}-${Date.now()}`);
+  // The server's cached one (written once per set of migrations); the run's own where it cannot be written.
   const templateDir = mkdtempSync(join(tmpdir(), "novu-query-pglite-template-"));
-  process.env.TEST_PGLITE_TEMPLATE = join(templateDir, "migrated.tar");
-  await writePGliteTemplate(process.env.TEST_PGLITE_TEMPLATE);
+  const cached = await cachedPGliteTemplate(defaultTemplateDir());
+  process.env.TEST_PGLITE_TEMPLATE = cached ?? join(templateDir, "migrated.tar");
+  if (!cached) await writePGliteTemplate(process.env.TEST_PGLITE_TEMPLATE);
   const stopPostgres = startPostgres();
   return () => {
     removeTarballs();

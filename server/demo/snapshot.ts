@@ -22,12 +22,12 @@ import {
   statSync,
   utimesSync,
 } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { vocabulary } from "@novu-query/contract/factories";
+import { pgliteVersion } from "../store/pglite-template.js";
 import type { DemoOptions } from "./options.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -41,13 +41,6 @@ export function defaultSnapshotDir(cwd = process.cwd()): string {
   return existsSync(nodeModules)
     ? join(nodeModules, ".cache", "novu-query", "demo-snapshots")
     : join(tmpdir(), "novu-query-demo-snapshots");
-}
-
-function pgliteVersion(): string {
-  // The package does not export its package.json; walk up from its main file to it.
-  let dir = dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite"));
-  while (!existsSync(join(dir, "package.json"))) dir = dirname(dir);
-  return JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version;
 }
 
 /** The folder a snapshot of the demo data with these options has (or would have) in `dir`. */

@@ -52,10 +52,12 @@ export interface ConnectOptions {
    */
   pgliteThread?: boolean | undefined;
   /**
-   * PGlite in memory only: a file written by PGlite's `dumpDataDir("none")` (a tar of a data directory) that every
-   * database opened, or opened again, starts from instead of an empty one: initdb and the migrations cost a new
-   * database 2.6-3.6 s of CPU on two cores, opening a migrated template 0.6-1.0 s. The migrations still run after it
-   * (those it has are skipped). The test suites open their databases this way (test/global-setup.ts writes it).
+   * PGlite only: a file written by PGlite's `dumpDataDir("none")` (a tar of a data directory) that a new database
+   * starts from instead of an empty one: every in-memory database opened, or opened again, and a data directory that
+   * holds no database yet (one that holds one is opened as it is; pglite-open.ts). initdb and the migrations cost a
+   * new database 2.6-3.6 s of CPU on two cores, opening a migrated template 0.6-1.0 s. The migrations still run after
+   * it (those it has are skipped). The server's start passes its cached template (pglite-template.ts
+   * `cachedPGliteTemplate`); the test suites open their databases this way (test/global-setup.ts writes it).
    */
   pgliteTemplate?: string | undefined;
   /** Told of every query run (Kysely's log hook): the benchmark uses it to explain the statements of each shape. */

@@ -1,13 +1,17 @@
 /**
  * A PGlite template (ConnectOptions.pgliteTemplate, written by pglite-template.ts): a database opened from it is the
- * database the migrations make, on PGlite's thread and on this one, and a template never overwrites a data directory.
+ * database the migrations make, on PGlite's thread and on this one, in memory and in a new data directory; a data
+ * directory that holds a database is opened as it is, and one whose unpacking was cut short is unpacked again. The
+ * server's cached template is written once per set of migrations.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { type Kysely, sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
-import { writePGliteTemplate } from "../../server/store/pglite-template.js";
+import { lockFileName } from "../../server/store/data-directory-lock.js";
+import { unpackingMarker } from "../../server/store/pglite-open.js";
+import { cachedPGliteTemplate, writePGliteTemplate } from "../../server/store/pglite-template.js";
 import type { Database } from "../../server/store/schema.js";
 import { openStore } from "../../server/store/store.js";
 
@@ -66,9 +70,58 @@ describe("a PGlite template", () => {
     }
   });
 
-  it("is refused beside a data directory, whose database it would replace", async () => {
-    await expect(
-      openStore({ totalCountCap: 10, pgliteThread: false, dataDir: join(dir, "data"), pgliteTemplate: template }),
-    ).rejects.toThrow("A PGlite template starts an in-memory database only");
+  it("starts a new data directory, on disk, and never replaces the database one holds", async () => {
+    if (!existsSync(template)) await writePGliteTemplate(template);
+    const dataDir = join(dir, "new-data");
+    const first = await openStore({ totalCountCap: 10, pgliteThread: false, dataDir, pgliteTemplate: template });
+    try {
+      const { migrations } = await schemaOf(first.store.db);
+      expect(migrations.length).toBeGreaterThan(10);
+      await first.store.access.ensureEnvironment("Kept");
+    } finally {
+      await first.close();
+    }
+    expect(existsSync(join(dataDir, "PG_VERSION"))).toBe(true);
+    expect(existsSync(join(dataDir, unpackingMarker))).toBe(false);
+    // Opened again with the template, on PGlite's thread: the same database, the environment written before kept.
+    const again = await openStore({ totalCountCap: 10, pgliteThread: true, dataDir, pgliteTemplate: template });
+    try {
+      const { rows } = await sql<{ name: string }>`SELECT name FROM environments`.execute(again.store.db);
+      expect(rows.map((row) => row.name)).toEqual(["Kept"]);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it("unpacks it again into a data directory whose unpacking was cut short", async () => {
+    if (!existsSync(template)) await writePGliteTemplate(template);
+    // What a process killed while unpacking leaves: the marker, PG_VERSION, and some of the other files.
+    const dataDir = join(dir, "cut-short");
+    mkdirSync(join(dataDir, "base", "1"), { recursive: true });
+    writeFileSync(join(dataDir, unpackingMarker), "");
+    writeFileSync(join(dataDir, "PG_VERSION"), "17\n");
+    writeFileSync(join(dataDir, "base", "1", "1259"), "half a file");
+    const opened = await openStore({ totalCountCap: 10, pgliteThread: false, dataDir, pgliteTemplate: template });
+    try {
+      expect((await schemaOf(opened.store.db)).objects.length).toBeGreaterThan(50);
+      expect(existsSync(join(dataDir, unpackingMarker))).toBe(false);
+      // The data directory's lock (taken before the database is opened) is left in place.
+      expect(existsSync(join(dataDir, lockFileName))).toBe(true);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it("is written once per set of migrations into the server's cache, and not at all where it cannot be", async () => {
+    const cache = join(dir, "cache");
+    const file = await cachedPGliteTemplate(cache);
+    expect(file).toMatch(/migrated-[0-9a-f]{16}\.tar$/);
+    const written = statSync(file as string).mtimeMs;
+    expect(await cachedPGliteTemplate(cache)).toBe(file);
+    expect(statSync(file as string).mtimeMs).toBe(written);
+    expect(readdirSync(cache)).toEqual([basename(file as string)]);
+    // A folder that cannot be made (a file is in the way): no template, and the caller makes its database as before.
+    writeFileSync(join(dir, "a-file"), "");
+    expect(await cachedPGliteTemplate(join(dir, "a-file", "cache"))).toBeUndefined();
   });
 });
