@@ -46,6 +46,18 @@ export const notRuntime = [
   "test/server/notification-answers.test.ts",
   // NODE_ENV=production's refusals are the server's logic; start.test.ts starts and stops processes on each Node.
   "test/server/production-start.test.ts",
+  // What the database decides: statistics after a load, the migration lock under a statement timeout.
+  "test/server/statistics.test.ts",
+  "test/server/migration-lock.test.ts",
+  // The rate limits' arithmetic and policy (the HTTP layer they answer through is covered by the suites above).
+  "test/server/limits.test.ts",
+  // Generated code and the schemas' parsing: plain JavaScript, which the runtime does not change.
+  "test/server/scaffold.test.ts",
+  "test/contract/zod.test.ts",
+  // Run in Chromium: the browser, not Node, runs the handlers and the page (the mocks they call run on each Node in
+  // the mock suites).
+  "test/mock/msw-browser.test.ts",
+  "test/mock/stateful-browser.test.ts",
 ];
 
 /**
