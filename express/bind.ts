@@ -14,7 +14,7 @@ import { type IdempotencyStore, type Outcome, runIdempotently } from "./idempote
 import { errorsFor, isDeclared, NotImplementedError } from "./operation-errors.js";
 import { operationMetadata } from "./request-metadata.js";
 import { operationRules } from "./request-rules.js";
-import { serializedText } from "./serialized.js";
+import { isSerialized, serializedBytes, serializedText } from "./serialized.js";
 import { markWorkStarted } from "./work-started.js";
 
 export interface BindOptions<Transaction> {
@@ -161,11 +161,12 @@ export function bindOperation<K extends OperationId, Transaction>(
       // The answer timeout may have answered 503 already; the work is done (and stored), the late answer is dropped.
       if (res.headersSent || outcome === abandoned) return;
       res.set(outcome.headers ?? {}).status(outcome.status);
-      const text = outcome.rawBody ?? serializedText(outcome.body);
-      if (text === undefined) res.json(outcome.body);
+      if (outcome.rawBody !== undefined) res.type("application/json").send(outcome.rawBody);
+      else if (!isSerialized(outcome.body)) res.json(outcome.body);
       // The validator checks what `res.json` is given: the text's value, where answers are checked.
-      else if (options.validatesResponses && outcome.rawBody === undefined) res.json(JSON.parse(text));
-      else res.type("application/json").send(text);
+      else if (options.validatesResponses) res.json(JSON.parse(serializedText(outcome.body) as string));
+      // Its bytes as `send` would encode its text, with the charset `send` adds to a string's type.
+      else res.set("content-type", "application/json; charset=utf-8").send(serializedBytes(outcome.body));
     } catch (error) {
       next(error);
     }

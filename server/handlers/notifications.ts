@@ -11,8 +11,8 @@ export const listNotifications = handler("listNotifications", async ({ query }, 
   if ("status" in window) {
     throw window.status === 402 ? errors.paymentRequired(window.message) : errors.badRequest(window.message);
   }
-  const text = await store.notifications.pageText(auth.environmentId, { ...query, ...window });
-  return { status: 200, body: serialized<NotificationPage>(text) };
+  const pieces = await store.notifications.pagePieces(auth.environmentId, { ...query, ...window });
+  return { status: 200, body: serialized<NotificationPage>(pieces) };
 });
 
 export const getNotification = handler("getNotification", async ({ path }, { auth, store, errors }) => {

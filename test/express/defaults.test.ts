@@ -193,6 +193,32 @@ describe("an answer handed over as JSON text (serialized)", () => {
     expect(await replay.json()).toEqual(JSON.parse(text));
   });
 
+  it("in pieces, is sent as their concatenation, byte for byte, multi-byte characters and all; replayed the same", async () => {
+    // A name of characters of two, three and four bytes in UTF-8, cut into pieces between and inside its words.
+    const named = JSON.stringify({ ...subscriber, firstName: "Zoë 名前 🙂 end" }, null, 1);
+    const pieces = [named.slice(0, 7), "", ...named.slice(7).split(/(?<=ë|前)/)];
+    expect(pieces.join("")).toBe(named);
+    const baseUrl = await serve({
+      validateResponses: false,
+      authenticate: () => environment("env-1"),
+      handlers: {
+        patchSubscriber: handler("patchSubscriber", async () => ({
+          status: 200,
+          body: serialized<Subscriber>(pieces),
+        })),
+      },
+      idempotency: { store: new MemoryIdempotencyStore() },
+    });
+    const response = await send(baseUrl, "k-2");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(response.headers.get("content-length")).toBe(String(Buffer.byteLength(named)));
+    expect(await response.text()).toBe(named);
+    const replay = await send(baseUrl, "k-2");
+    expect(replay.headers.get("idempotency-replay")).toBe("true");
+    expect(await replay.text()).toBe(named);
+  });
+
   it("is parsed and checked against the spec where answers are validated: a wrong one is answered 500", async () => {
     const good = await serve({
       validateResponses: true,
