@@ -8,10 +8,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { type Kysely, sql } from "kysely";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lockFileName } from "../../server/store/data-directory-lock.js";
 import { unpackingMarker } from "../../server/store/pglite-open.js";
-import { cachedPGliteTemplate, writePGliteTemplate } from "../../server/store/pglite-template.js";
+import { cachedPGliteTemplate } from "../../server/store/pglite-template.js";
 import type { Database } from "../../server/store/schema.js";
 import { openStore } from "../../server/store/store.js";
 
@@ -34,17 +34,27 @@ async function schemaOf(db: Kysely<Database>) {
 }
 
 describe("a PGlite template", () => {
-  const template = join(dir, "migrated.tar");
+  const cache = join(dir, "cache");
+  let template: string;
+  let written: Date;
+  /** The schema a new database gets from initdb and the migrations. */
+  let expected: Awaited<ReturnType<typeof schemaOf>>;
+  beforeAll(async () => {
+    template = (await cachedPGliteTemplate(cache)) as string;
+    written = new Date();
+    const fresh = await openStore({ totalCountCap: 10, pgliteThread: false });
+    try {
+      expected = await schemaOf(fresh.store.db);
+    } finally {
+      await fresh.close();
+    }
+  }, 120_000);
 
   it.each([true, false])("opens as the migrated database, empty (on PGlite's thread: %s)", async (pgliteThread) => {
-    const applied = await writePGliteTemplate(template);
-    const written = new Date();
-    const fresh = await openStore({ totalCountCap: 10, pgliteThread });
     const fromTemplate = await openStore({ totalCountCap: 10, pgliteThread, pgliteTemplate: template });
     let again: Awaited<ReturnType<typeof openStore>> | undefined;
     try {
-      const expected = await schemaOf(fresh.store.db);
-      expect(expected.migrations).toEqual(applied);
+      expect(expected.migrations.length).toBeGreaterThan(10);
       expect(expected.objects.length).toBeGreaterThan(50);
       expect(await schemaOf(fromTemplate.store.db)).toEqual(expected);
       const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM subscribers`.execute(
@@ -64,14 +74,12 @@ describe("a PGlite template", () => {
       );
       expect(environments.rows[0]?.n).toBe(0);
     } finally {
-      await fresh.close();
       await fromTemplate.close();
       await again?.close();
     }
   });
 
   it("starts a new data directory, on disk, and never replaces the database one holds", async () => {
-    if (!existsSync(template)) await writePGliteTemplate(template);
     const dataDir = join(dir, "new-data");
     const first = await openStore({ totalCountCap: 10, pgliteThread: false, dataDir, pgliteTemplate: template });
     try {
@@ -94,7 +102,6 @@ describe("a PGlite template", () => {
   });
 
   it("unpacks it again into a data directory whose unpacking was cut short", async () => {
-    if (!existsSync(template)) await writePGliteTemplate(template);
     // What a process killed while unpacking leaves: the marker, PG_VERSION, and some of the other files.
     const dataDir = join(dir, "cut-short");
     mkdirSync(join(dataDir, "base", "1"), { recursive: true });
@@ -113,13 +120,11 @@ describe("a PGlite template", () => {
   });
 
   it("is written once per set of migrations into the server's cache, and not at all where it cannot be", async () => {
-    const cache = join(dir, "cache");
-    const file = await cachedPGliteTemplate(cache);
-    expect(file).toMatch(/migrated-[0-9a-f]{16}\.tar$/);
-    const written = statSync(file as string).mtimeMs;
-    expect(await cachedPGliteTemplate(cache)).toBe(file);
-    expect(statSync(file as string).mtimeMs).toBe(written);
-    expect(readdirSync(cache)).toEqual([basename(file as string)]);
+    expect(template).toMatch(/migrated-[0-9a-f]{16}\.tar$/);
+    const writtenAt = statSync(template).mtimeMs;
+    expect(await cachedPGliteTemplate(cache)).toBe(template);
+    expect(statSync(template).mtimeMs).toBe(writtenAt);
+    expect(readdirSync(cache)).toEqual([basename(template)]);
     // A folder that cannot be made (a file is in the way): no template, and the caller makes its database as before.
     writeFileSync(join(dir, "a-file"), "");
     expect(await cachedPGliteTemplate(join(dir, "a-file", "cache"))).toBeUndefined();
