@@ -190,6 +190,14 @@ describe.runIf(drivers.includes("postgres"))("prepared statements on PostgreSQL"
       // the plan below is the same with bound bounds), so the text is what holds it here, and `npm run bench` at scale.
       expect(list?.sql).toContain("limit 11 offset 20");
       expect(list?.parameters).toHaveLength(4);
+      // Past the first pages it is planned for its values (D62): a generic plan may sort the whole window there.
+      statements.length = 0;
+      await store.notifications.list(environment.environmentId, { ...page, page: 20 });
+      expect(statements.map((statement) => statement.sql).join("\n")).toContain("limit 11 offset 200");
+      expect(
+        statements.filter((statement) => statement.sql.endsWith("/* generic */")),
+        "page 20 (offset 200) is planned for its values",
+      ).toEqual([]);
       await close();
 
       // The statement as the server sends it, prepared in a session of its own and run on its generic plan.
