@@ -8,6 +8,7 @@ import type { Config } from "../config.js";
 import { type DemoOptions, defaultDemoOptions } from "../demo/options.js";
 import { demoWorkingCopy } from "../demo/snapshot.js";
 import { DataDirectoryInUse } from "../store/data-directory-lock.js";
+import { makesNewDatabase } from "../store/pglite-open.js";
 import { cachedPGliteTemplate, defaultTemplateDir } from "../store/pglite-template.js";
 import { type OpenedStore, openStore, type Store } from "../store/store.js";
 import { StartRefused } from "./demo-keys.js";
@@ -37,8 +38,12 @@ async function seedDemo(store: Store, demo: DemoOptions, logger: Logger): Promis
 
 export async function openDatabase(config: Config, logger: Logger): Promise<OpenedDatabase> {
   const demo = { ...defaultDemoOptions, subscribers: config.demoSubscribers, notifications: config.demoNotifications };
-  // A new PGlite database (in memory, a new DATA_DIR, a demo snapshot being built) starts from the migrated template.
-  const pgliteTemplate = config.databaseUrl ? undefined : await cachedPGliteTemplate(defaultTemplateDir());
+  // A new PGlite database (in memory, a new DATA_DIR, a demo snapshot being built) starts from the migrated template,
+  // which is not looked for, or written, for a DATA_DIR that holds a database already.
+  const pgliteTemplate =
+    config.databaseUrl || !makesNewDatabase(config.dataDir)
+      ? undefined
+      : await cachedPGliteTemplate(defaultTemplateDir());
   const storeOptions = {
     pgliteTemplate,
     databaseUrl: config.databaseUrl,

@@ -21,6 +21,13 @@ const extensions = { pg_trgm };
  */
 export const unpackingMarker = "novu-query-unpacking-template";
 
+/** Whether opening `dataDir` (undefined: memory) makes a new database, which a template would start. */
+export function makesNewDatabase(dataDir: string | undefined): boolean {
+  return (
+    dataDir === undefined || !existsSync(join(dataDir, "PG_VERSION")) || existsSync(join(dataDir, unpackingMarker))
+  );
+}
+
 export async function openPGlite(dataDir: string | undefined, template?: string | undefined): Promise<PGlite> {
   keepLeadingByteOrderMarks();
   const loadDataDir = () => new Blob([readFileSync(template as string)]);
@@ -28,9 +35,7 @@ export async function openPGlite(dataDir: string | undefined, template?: string 
     return PGlite.create("memory://", { extensions, ...(template !== undefined && { loadDataDir: loadDataDir() }) });
   }
   const marker = join(dataDir, unpackingMarker);
-  if (template === undefined || (existsSync(join(dataDir, "PG_VERSION")) && !existsSync(marker))) {
-    return PGlite.create(dataDir, { extensions });
-  }
+  if (template === undefined || !makesNewDatabase(dataDir)) return PGlite.create(dataDir, { extensions });
   if (existsSync(marker)) {
     for (const entry of readdirSync(dataDir)) {
       if (entry !== lockFileName && entry !== unpackingMarker) rmSync(join(dataDir, entry), { recursive: true });
