@@ -22,11 +22,11 @@ import {
   statSync,
   utimesSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { vocabulary } from "@novu-query/contract/factories";
+import { cacheDir } from "../cache-dir.js";
 import { pgliteVersion } from "../store/pglite-template.js";
 import type { DemoOptions } from "./options.js";
 
@@ -37,10 +37,7 @@ const sourceDirs = [join(here, "..", "store"), here];
 
 /** Where snapshots are kept: the project's node_modules/.cache when there is one (as other tools do), else the temp dir. */
 export function defaultSnapshotDir(cwd = process.cwd()): string {
-  const nodeModules = join(cwd, "node_modules");
-  return existsSync(nodeModules)
-    ? join(nodeModules, ".cache", "novu-query", "demo-snapshots")
-    : join(tmpdir(), "novu-query-demo-snapshots");
+  return cacheDir("demo-snapshots", cwd);
 }
 
 /** The folder a snapshot of the demo data with these options has (or would have) in `dir`. */

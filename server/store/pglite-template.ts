@@ -5,10 +5,10 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Kysely, PostgresDialect } from "kysely";
+import { cacheDir } from "../cache-dir.js";
 import { migrate } from "./migrate.js";
 import { openPGlite } from "./pglite-open.js";
 import { PGlitePool, singleInstance } from "./pglite-pool.js";
@@ -40,10 +40,7 @@ export function pgliteVersion(): string {
 
 /** Where the server keeps its templates: the project's node_modules/.cache when there is one, else the temp dir. */
 export function defaultTemplateDir(cwd = process.cwd()): string {
-  const nodeModules = join(cwd, "node_modules");
-  return existsSync(nodeModules)
-    ? join(nodeModules, ".cache", "novu-query", "pglite-templates")
-    : join(tmpdir(), "novu-query-pglite-templates");
+  return cacheDir("pglite-templates", cwd);
 }
 
 const migrationsDir = join(dirname(fileURLToPath(import.meta.url)), "migrations");
