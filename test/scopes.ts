@@ -1,6 +1,16 @@
 /** Which test files a run leaves out: vitest.config.ts applies these, test/layout/scopes.test.ts holds them true. */
 
 /**
+ * The release proofs: the packages as another team meets them (built, packed, installed from their tarballs into apps
+ * outside the repository and used there under Node 20 and 24) and the contract guide's loops in temporary copies of
+ * the repository (add an operation, add a query parameter: built, checked and tested again). They exercise the build,
+ * npm and the compilers more than this repository's code, and are a third of a whole run's time. `npm test` leaves
+ * them out (package.json passes these as `--exclude`); `npm run test:release` runs them alone, `npm run test:all`
+ * runs everything, and CI runs `npm test` and `npm run test:release` on every change.
+ */
+export const releaseProofs = ["test/kit/**", "test/packages/**"];
+
+/**
  * `TEST_SCOPE=runtime`: only the suites whose outcome can depend on the Node.js version that runs them (the HTTP
  * server and its sockets, the PGlite worker and its supervisor, processes started and stopped, the clients and
  * mocks), for the second Node version in CI. Left out: the SQL and model suites (the database decides them), the
@@ -8,8 +18,7 @@
  * the server suites cover on each Node), and the packaging tests, which run every app under Node 20 and 24 already.
  */
 export const notRuntime = [
-  "test/kit/**",
-  "test/packages/**",
+  ...releaseProofs,
   "test/diff/**",
   "test/docs/**",
   "test/layout/**",

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { noPostgres, notRuntime } from "../scopes.js";
+import { noPostgres, notRuntime, releaseProofs } from "../scopes.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -38,9 +38,22 @@ const reachesPostgres = [
   /databaseUrl/,
 ];
 
+/** The npm scripts of the repository's package.json. */
+const scripts: Record<string, string> = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts;
+
 describe("the test scopes", () => {
-  it.each([...notRuntime, ...noPostgres])("%s names test files that exist", (pattern) => {
+  it.each([...releaseProofs, ...notRuntime, ...noPostgres])("%s names test files that exist", (pattern) => {
     expect(matching(pattern)).not.toEqual([]);
+  });
+
+  it("npm test leaves out the release proofs, test:release runs them alone and test:all everything", () => {
+    const excluded = [...(scripts.test ?? "").matchAll(/--exclude '([^']+)'/g)].map((match) => match[1]);
+    expect(excluded, "npm test's --exclude globs are test/scopes.ts's releaseProofs").toEqual(releaseProofs);
+    const folders = releaseProofs.map((pattern) => pattern.replace(/\/\*\*$/, ""));
+    expect(scripts["test:release"], "test:release names releaseProofs' folders").toBe(
+      `vitest run ${folders.join(" ")}`,
+    );
+    expect(scripts["test:all"]).toBe("vitest run");
   });
 
   it.each(noPostgres.flatMap(matching))("%s, left out on Citus, never reaches PostgreSQL", (file) => {
