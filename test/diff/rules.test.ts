@@ -262,13 +262,20 @@ describe("the release gate", () => {
     execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x"], { cwd: dir });
     return dir;
   }
-  function gate(version: string, changelog: string, mutate: (s: Spec) => void) {
-    const dir = repository(version, changelog, mutate);
-    return spawnSync(process.execPath, ["--import", tsx, join(root, "scripts/diff.ts"), "--gate"], {
+  /**
+   * `npm run diff -- <args>` in the repository made here. Its folder has no tsconfig.json: tsx is given the
+   * repository's, so that the workspace packages resolve to their sources as in `npm run diff` (not to their dist/,
+   * which only a build writes).
+   */
+  function diffIn(dir: string, ...args: string[]) {
+    return spawnSync(process.execPath, ["--import", tsx, join(root, "scripts/diff.ts"), ...args], {
       cwd: dir,
       encoding: "utf8",
+      env: { ...process.env, TSX_TSCONFIG_PATH: join(root, "tsconfig.json") },
     });
   }
+  const gate = (version: string, changelog: string, mutate: (s: Spec) => void) =>
+    diffIn(repository(version, changelog, mutate), "--gate");
   const removeNote = (s: Spec) => delete response(s).properties.note;
 
   it("fails a breaking change without a version bump", () => {
@@ -301,10 +308,7 @@ describe("the release gate", () => {
     const changed = small();
     removeNote(changed);
     writeFileSync(join(repo, "generated", "openapi.json"), JSON.stringify(changed));
-    const result = spawnSync(process.execPath, ["--import", tsx, join(root, "scripts/diff.ts"), "HEAD"], {
-      cwd: repo,
-      encoding: "utf8",
-    });
+    const result = diffIn(repo, "HEAD");
     expect(result.status).toBe(0);
     expect(result.stdout).toContain("Contract changes against git HEAD");
     expect(result.stdout).toContain("response-field-removed");
