@@ -3,12 +3,8 @@
  * parameters, `query` with them, and `close`. The server's thread only waits for answers, so it keeps accepting and
  * refusing requests while a query runs. An error comes back as an Error with PostgreSQL's fields (`code`, ...).
  */
-import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdir, rename, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { threadId, Worker } from "node:worker_threads";
+import { Worker } from "node:worker_threads";
+import { threadModule } from "../thread-module.js";
 import { abortedExitCode } from "./pglite-exit.js";
 import type { ThreadAnswer, ThreadRequest } from "./pglite-thread.js";
 
@@ -29,44 +25,10 @@ function threadEnded(message: string): Error {
   return Object.assign(new Error(message), { code: "57P02" });
 }
 
-/**
- * The thread's module: the one beside this one, compiled (.js). Run from the sources, its TypeScript is compiled with
- * esbuild once per process (tens of milliseconds; tsx in the thread cost a third of a second) into a file named by its
- * content under node_modules/.cache.
- */
-let compiled: Promise<URL> | undefined;
-
-async function threadModule(): Promise<URL> {
-  if (!import.meta.url.endsWith(".ts")) return new URL("./pglite-thread.js", import.meta.url);
-  compiled ??= (async () => {
-    const { build } = await import("esbuild");
-    const result = await build({
-      entryPoints: [fileURLToPath(new URL("./pglite-thread.ts", import.meta.url))],
-      bundle: true,
-      packages: "external",
-      format: "esm",
-      platform: "node",
-      target: "node20",
-      write: false,
-      logLevel: "warning",
-    });
-    const code = result.outputFiles[0]?.contents ?? new Uint8Array();
-    const hash = createHash("sha256").update(code).digest("hex").slice(0, 16);
-    const dir = fileURLToPath(new URL("../../node_modules/.cache/novu-query/pglite-thread/", import.meta.url));
-    const file = join(dir, `pglite-thread-${hash}.mjs`);
-    if (!existsSync(file)) {
-      await mkdir(dir, { recursive: true });
-      const partial = `${file}.${process.pid}.${threadId}.partial`;
-      await writeFile(partial, code);
-      await rename(partial, file);
-    }
-    return pathToFileURL(file);
-  })();
-  return compiled;
-}
-
 export async function startPGliteWorker(dataDir: string | undefined, template?: string): Promise<PGliteThread> {
-  const worker = new Worker(await threadModule(), { workerData: { dataDir, template } });
+  const worker = new Worker(await threadModule(import.meta.url, "pglite-thread"), {
+    workerData: { dataDir, template },
+  });
   const waiting = new Map<number, { resolve: (answer: ThreadAnswer) => void; reject: (error: Error) => void }>();
   let nextId = 1;
   let failure: Error | undefined;
