@@ -2,6 +2,7 @@
  * Loads the demo generator's data at benchmark scale.
  *   npm run bench:data -- [--subscribers 1000000] [--notifications 1000000] [--database-url URL] [--reset]
  *   npm run bench:data -- --pglite DIR   (PGlite, default 100,000 of each; the benchmark reads .data/bench-pglite)
+ *   npm run bench:data -- --one-thread   (the batches built on the loader's thread, as `npm start` loads the demo)
  * Without --database-url it uses the `novu_bench` database of the private cluster (scripts/postgres.sh).
  * Secondary indexes are dropped during the load and rebuilt after it (much faster than updating them row by row),
  * then the tables are vacuumed and analyzed so that plans and index-only scans are what production would see.
@@ -15,6 +16,7 @@ import { defaultDemoOptions } from "../server/demo/generate.js";
 import { type LoadProgress, loadDemo } from "../server/demo/load.js";
 import { hasCitus } from "../server/store/citus-shards.js";
 import { openStore, type Store } from "../server/store/store.js";
+import { batchesOnWorkerThread } from "./batch-thread.js";
 import { benchDatabaseUrl, defaultPgliteDir } from "./database.js";
 import { writeLoadResult } from "./load-results.js";
 import { rerenderResults } from "./report.js";
@@ -26,7 +28,7 @@ export const benchEnvironmentShares = [
 ];
 
 exitWithUsageIfAsked(
-  "Usage: npm run bench:data -- [--subscribers N] [--notifications N] [--database-url URL] [--reset] [--batch-size N] [--scratch]\n" +
+  "Usage: npm run bench:data -- [--subscribers N] [--notifications N] [--database-url URL] [--reset] [--batch-size N] [--scratch] [--one-thread]\n" +
     "       npm run bench:data -- --pglite DIR [--subscribers N] [--notifications N] [--reset]",
 );
 const { values } = parseArgs({
@@ -39,6 +41,8 @@ const { values } = parseArgs({
     "batch-size": { type: "string", default: "2000" },
     // A load for another benchmark's own database (bench/citus.ts): its rate is not the bench data's.
     scratch: { type: "boolean", default: false },
+    // The batches built on this thread instead of a worker thread's (bench/batch-thread.ts): to compare the two.
+    "one-thread": { type: "boolean", default: false },
   },
 });
 const onPglite = values.pglite !== undefined;
@@ -84,6 +88,7 @@ await loadDemo(
     batchSize: Number(values["batch-size"]),
     // Analyzed below, once the indexes are back.
     analyze: false,
+    ...(values["one-thread"] ? {} : { prepare: batchesOnWorkerThread }),
     onProgress: (progress) => {
       bar(progress);
       pace.record(progress);
@@ -124,6 +129,7 @@ if (!onPglite && !values.scratch) {
     tables: pace.tables(),
     indexSeconds: Math.round(indexSeconds * 10) / 10,
     vacuumSeconds: Math.round(vacuumSeconds * 10) / 10,
+    batchesBuiltOn: values["one-thread"] ? "the loader's thread" : "a worker thread",
   });
   process.stdout.write(`Wrote ${file}\n`);
   // The target on loading is judged from the newest load: RESULTS.md says it now, as bench:overload and bench:citus do

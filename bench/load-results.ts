@@ -18,6 +18,8 @@ export interface LoadResult {
   tables: { table: string; rowsPerSecond: number; firstTenth: number; lastTenth: number }[];
   indexSeconds: number;
   vacuumSeconds: number;
+  /** Where the batches' text was built (D64; absent in loads before it, which built them on the loader's thread). */
+  batchesBuiltOn?: "the loader's thread" | "a worker thread";
 }
 
 export function writeLoadResult(dir: string, result: LoadResult): string {

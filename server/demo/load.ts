@@ -1,4 +1,9 @@
-import { insertNotifications, insertSubscribers, insertWorkflows } from "../store/bulk-insert.js";
+import {
+  insertBatchStatement,
+  insertWorkflows,
+  notificationBatchText,
+  subscriberBatchText,
+} from "../store/bulk-insert.js";
 import { withForeignKeysCheckedAfter } from "../store/foreign-key-checks.js";
 import { withCountsRecountedAfter } from "../store/kept-counts.js";
 import { analyzeLoadedTables } from "../store/statistics.js";
@@ -29,6 +34,18 @@ export interface LoadOptions {
    * `npm run bench:data` analyzes after it has rebuilt the indexes it dropped.
    */
   analyze?: boolean;
+  /**
+   * Where the batches come from: by default built here, on this thread, from the generator (`preparedBatches`).
+   * `npm run bench:data` builds them on a worker thread (bench/batch-worker.ts), the same batches in the same order.
+   */
+  prepare?: (demo: DemoOptions, batchSize: number) => AsyncIterable<PreparedBatch>;
+}
+
+/** A batch ready to write: one table's rows as the text the bulk insert sends (server/store/bulk-insert.ts). */
+export interface PreparedBatch {
+  table: LoadProgress["table"];
+  rows: number;
+  text: string;
 }
 
 type Source = DemoEnvironmentHeader & {
@@ -36,7 +53,7 @@ type Source = DemoEnvironmentHeader & {
   notifications: () => Iterable<DemoEnvironment["notifications"][number]>;
 };
 
-function* batches<T>(rows: Iterable<T>, size: number): Generator<T[]> {
+export function* batches<T>(rows: Iterable<T>, size: number): Generator<T[]> {
   let batch: T[] = [];
   for (const row of rows) {
     batch.push(row);
@@ -48,15 +65,28 @@ function* batches<T>(rows: Iterable<T>, size: number): Generator<T[]> {
   if (batch.length > 0) yield batch;
 }
 
+/** The environments' rows in the order a load writes them (every subscriber, then every notification), as batches. */
+export function* preparedBatches(sources: readonly Source[], size: number): Generator<PreparedBatch> {
+  for (const source of sources)
+    for (const batch of batches(source.subscribers(), size))
+      yield { table: "subscribers", rows: batch.length, text: subscriberBatchText(batch) };
+  for (const source of sources)
+    for (const batch of batches(source.notifications(), size))
+      yield { table: "notifications", rows: batch.length, text: notificationBatchText(batch) };
+}
+
 /**
- * Writes batches while the next ones are being generated: two batches wait at the connection (node-postgres sends a
+ * Writes batches while the next ones are being built: two batches wait at the connection (node-postgres sends a
  * connection's statements one after the other), so that the database starts the next one as soon as it has written
  * one, while this process builds the one after. With one, each side waited for the other once per batch. Memory stays
  * flat: at most two batches are held besides the one being built.
  */
-export async function writeOverlapped<T>(rows: Iterable<T>, size: number, write: (batch: T[]) => Promise<void>) {
+export async function writeOverlapped<T>(
+  batches: Iterable<T> | AsyncIterable<T>,
+  write: (batch: T) => Promise<void>,
+): Promise<void> {
   const waiting: Promise<void>[] = [];
-  for (const batch of batches(rows, size)) {
+  for await (const batch of batches) {
     if (waiting.length === 2) await waiting.shift();
     const pending = write(batch);
     // Marked as handled here; the failure is thrown when it is awaited.
@@ -69,8 +99,13 @@ export async function writeOverlapped<T>(rows: Iterable<T>, size: number, write:
 }
 
 /** Writes environments, their fixed keys, workflows, subscribers and notifications in one transaction. */
-async function write(store: Store, sources: Source[], anchor: Date, options: LoadOptions): Promise<void> {
-  const size = options.batchSize ?? 2000;
+async function write(
+  store: Store,
+  sources: Source[],
+  anchor: Date,
+  prepared: Iterable<PreparedBatch> | AsyncIterable<PreparedBatch>,
+  options: LoadOptions,
+): Promise<void> {
   const totals = {
     subscribers: sources.reduce((sum, source) => sum + source.subscriberCount, 0),
     notifications: sources.reduce((sum, source) => sum + source.notificationCount, 0),
@@ -95,20 +130,12 @@ async function write(store: Store, sources: Source[], anchor: Date, options: Loa
       await tx.access.createApiKey(environmentId, source.apiKey);
       await insertWorkflows(tx.db, source.workflows);
     }
-    for (const source of sources) {
-      await writeOverlapped(source.subscribers(), size, async (batch) => {
-        await insertSubscribers(tx.db, batch);
-        progress("subscribers", batch.length);
-      });
-    }
     // The months the notifications fall in need their partitions.
     await tx.partitions.ensure(new Date(anchor.getTime() - notificationWindowDays * 86_400_000), anchor);
-    for (const source of sources) {
-      await writeOverlapped(source.notifications(), size, async (batch) => {
-        await insertNotifications(tx.db, batch);
-        progress("notifications", batch.length);
-      });
-    }
+    await writeOverlapped(prepared, async ({ table, rows, text }) => {
+      await insertBatchStatement(table, text).execute(tx.db);
+      progress(table, rows);
+    });
   }
 }
 
@@ -119,24 +146,22 @@ export async function loadDemo(
   options: LoadOptions = {},
 ): Promise<DemoEnvironmentStream[]> {
   const environments = demoEnvironments(demo);
-  await write(store, environments, demo.anchor, options);
+  const size = options.batchSize ?? 2000;
+  const prepared = options.prepare ? options.prepare(demo, size) : preparedBatches(environments, size);
+  await write(store, environments, demo.anchor, prepared, options);
   return environments;
 }
 
 /** Writes the demo data and returns it whole, rows included: for tests, which compare answers with it. */
 export async function loadDemoData(store: Store, demo: DemoOptions): Promise<DemoEnvironment[]> {
   const environments = generateDemoData(demo);
-  await write(
-    store,
-    environments.map((environment) => ({
-      ...environment,
-      subscriberCount: environment.subscribers.length,
-      notificationCount: environment.notifications.length,
-      subscribers: () => environment.subscribers,
-      notifications: () => environment.notifications,
-    })),
-    demo.anchor,
-    {},
-  );
+  const sources = environments.map((environment) => ({
+    ...environment,
+    subscriberCount: environment.subscribers.length,
+    notificationCount: environment.notifications.length,
+    subscribers: () => environment.subscribers,
+    notifications: () => environment.notifications,
+  }));
+  await write(store, sources, demo.anchor, preparedBatches(sources, 2000), {});
   return environments;
 }

@@ -6,7 +6,7 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { generateDemoData } from "../../server/demo/generate.js";
-import { loadDemo, writeOverlapped } from "../../server/demo/load.js";
+import { batches, loadDemo, writeOverlapped } from "../../server/demo/load.js";
 import { defaultDemoOptions } from "../../server/demo/options.js";
 import { openStore } from "../../server/store/store.js";
 
@@ -18,7 +18,7 @@ describe("the loader's overlapped writes", () => {
     const written: number[] = [];
     let inFlight = 0;
     let most = 0;
-    await writeOverlapped(rows, 5, async (batch) => {
+    await writeOverlapped(batches(rows, 5), async (batch) => {
       most = Math.max(most, ++inFlight);
       // One connection: a batch is written after the ones before it.
       await later();
@@ -31,7 +31,7 @@ describe("the loader's overlapped writes", () => {
 
   it("fail with the first failed batch's error", async () => {
     const started: number[] = [];
-    const load = writeOverlapped(rows, 5, async (batch) => {
+    const load = writeOverlapped(batches(rows, 5), async (batch) => {
       started.push(batch[0] as number);
       await later();
       if (batch[0] === 5) throw new Error("batch 2 failed");
