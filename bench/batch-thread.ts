@@ -1,7 +1,7 @@
 /**
  * The demo data's batches built on a worker thread (bench/batch-worker.ts) for `npm run bench:data`. On one thread the
  * loader spent about 115 µs of its CPU a notification (generating it, building its answer's JSON, the batch's text and
- * their garbage) against PostgreSQL's 70, so the notifications went at the pace of that one thread with a core's
+ * their garbage) against PostgreSQL's 70-100, so the notifications went at the pace of that one thread with a core's
  * worth of the machine idle; here the worker builds while this thread sends (D64).
  */
 import { Worker } from "node:worker_threads";
