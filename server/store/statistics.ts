@@ -35,13 +35,16 @@ export async function analyzeLoadedTables(db: Kysely<Database>): Promise<void> {
 }
 
 /**
- * For PGlite, which has no autovacuum: a database holding subscribers without statistics for them (a data directory
- * that a version before D56 loaded) is analyzed when opened, once. One query otherwise.
+ * For PGlite, which has no autovacuum: a database holding subscribers whose tables were never analyzed whole (a data
+ * directory that a version before D56 loaded, or a load told not to analyze) is analyzed when opened, once. One query
+ * otherwise. Told by the order rows' statistics: a load analyzes a few columns of subscribers and notifications for
+ * its recount (D64), never the order rows, which every subscriber has one of and D56's plan was wrong without.
  */
 export async function analyzeIfNeverAnalyzed(db: Kysely<Database>): Promise<boolean> {
   const { rows } = await sql<{ needed: boolean }>`
     SELECT EXISTS (SELECT 1 FROM subscribers)
-      AND NOT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'subscribers')
+      AND NOT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = current_schema()
+        AND tablename = 'subscriber_update_order')
       AS needed`.execute(db);
   if (rows[0]?.needed) await analyzeLoadedTables(db);
   return rows[0]?.needed === true;
