@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { sql } from "kysely";
 import { exitWithUsageIfAsked } from "../scripts/usage.js";
 import { defaultDemoOptions } from "../server/demo/generate.js";
-import { type LoadProgress, loadDemo } from "../server/demo/load.js";
+import { defaultBatchSize, type LoadProgress, loadDemo } from "../server/demo/load.js";
 import { hasCitus } from "../server/store/citus-shards.js";
 import { openStore, type Store } from "../server/store/store.js";
 import { batchesOnWorkerThread } from "./batch-thread.js";
@@ -38,7 +38,7 @@ const { values } = parseArgs({
     "database-url": { type: "string" },
     pglite: { type: "string" },
     reset: { type: "boolean", default: false },
-    "batch-size": { type: "string", default: "2000" },
+    "batch-size": { type: "string", default: String(defaultBatchSize) },
     // A load for another benchmark's own database (bench/citus.ts): its rate is not the bench data's.
     scratch: { type: "boolean", default: false },
     // The batches built on this thread instead of a worker thread's (bench/batch-thread.ts): to compare the two.

@@ -25,8 +25,11 @@ export interface LoadProgress {
   total: number;
 }
 
+/** Rows per INSERT statement, unless a load is told otherwise (`npm run bench:data -- --batch-size N`). */
+export const defaultBatchSize = 2000;
+
 export interface LoadOptions {
-  /** Rows per INSERT statement. */
+  /** Rows per INSERT statement (`defaultBatchSize`). */
   batchSize?: number;
   onProgress?: (progress: LoadProgress) => void;
   /**
@@ -146,7 +149,7 @@ export async function loadDemo(
   options: LoadOptions = {},
 ): Promise<DemoEnvironmentStream[]> {
   const environments = demoEnvironments(demo);
-  const size = options.batchSize ?? 2000;
+  const size = options.batchSize ?? defaultBatchSize;
   const prepared = options.prepare ? options.prepare(demo, size) : preparedBatches(environments, size);
   await write(store, environments, demo.anchor, prepared, options);
   return environments;
@@ -162,6 +165,6 @@ export async function loadDemoData(store: Store, demo: DemoOptions): Promise<Dem
     subscribers: () => environment.subscribers,
     notifications: () => environment.notifications,
   }));
-  await write(store, sources, demo.anchor, preparedBatches(sources, 2000), {});
+  await write(store, sources, demo.anchor, preparedBatches(sources, defaultBatchSize), {});
   return environments;
 }
