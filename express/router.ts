@@ -23,6 +23,7 @@ import { queryAsSent } from "./query-as-sent.js";
 import { type RateLimitStore, rateLimit, UnknownKeyLimiter } from "./rate-limit.js";
 import { operationOf } from "./request-metadata.js";
 import { refuseUnreadableBody, refuseUnstorableInput } from "./request-rules.js";
+import { settleUrlParseWarning } from "./url-parse-warning.js";
 
 type ServicesHook<Transaction> = (request: Request, transaction: Transaction | undefined) => Services;
 
@@ -165,6 +166,7 @@ const validatesResponses = (options: Pick<RouterOptions<unknown>, "validateRespo
 
 export function createRouter<Transaction = undefined>(options: RouterOptions<Transaction>): ContractRouter {
   const logger = options.logger ?? stderrLogger;
+  settleUrlParseWarning();
   const missing = missingHandlers(options.handlers);
   if (missing.length > 0) logger.warn({ operations: missing }, "no handler for these operations: they answer 501");
   const services: ServicesHook<Transaction> = options.services ?? (() => ({}) as Services);
