@@ -623,7 +623,7 @@ function renderProfiles(profiles: OperationProfile[]): string[] {
   return [
     "## Where each request's CPU goes",
     "",
-    "Each operation alone, closed loop, against a server started with `node --cpu-prof`. CPU per request: the server process and every PostgreSQL process of this machine during the loop, from `/proc` (profiling slows the server a little, so read these beside each other, not against the throughput table). Shares: the server's main-thread profile samples in the loop's window, by the code they are in; *Node core* is Node's HTTP server, streams, timers and the socket writes under them (native `writev` is most of it).",
+    "Each operation alone, closed loop, against a server started with `node --cpu-prof`. CPU per request: the server process and every PostgreSQL process of this machine during the loop, from `/proc` (profiling slows the server a little, so read these beside each other, not against the throughput table). Shares: the server's main-thread profile samples in the loop's window, by the code they are in; *Node core* is Node's HTTP server, streams, timers and the socket writes under them. V8 times its samples by the wall clock, so the time a thread spends descheduled inside a socket write counts to the write: *Node core* overstates its share of the CPU (on two cores, `perf` counted the kernel at 13-16% of the main thread where this profile put 34-42% in `writev`; docs/decisions.md D65).",
     "",
     row(["Operation", "Node ms/request", "PostgreSQL ms/request", ...cpuCategories]),
     row(["---", "---:", "---:", ...cpuCategories.map(() => "---:")]),
