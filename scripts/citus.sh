@@ -51,7 +51,11 @@ case "${1:-}" in
       done
     fi
     echo "$port" > "$dir.port"
+    # Building Citus (cluster.sh's first start) installs PostgreSQL 15's server headers, which can upgrade PostgreSQL 15
+    # itself under the private cluster (scripts/postgres.sh): restarted then, or it fails to load its libraries.
+    built=true; [ -f /usr/lib/postgresql/15/lib/citus.so ] || built=false
     "$src/cluster.sh" start "$dir" "$port"
+    if [ "$built" = false ]; then scripts/postgres.sh restart >&2; fi
     ;;
   stop)
     if [ -s "$dir.port" ] && src=$(source_dir 2>/dev/null); then "$src/cluster.sh" stop "$dir" "$(cat "$dir.port")"; fi

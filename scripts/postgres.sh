@@ -4,6 +4,8 @@
 #          free port, chosen at the first start and kept in $PG_DIR.port, so that two checkouts, or a test run beside a
 #          benchmark's cluster, never collide), PG_SHARED_BUFFERS (1GB), PG_MAX_WAL_SIZE (4GB: bulk loads write
 #          gigabytes of WAL; at 1GB they checkpoint constantly)
+#        scripts/postgres.sh restart: restarts the cluster, and its replica, where they run (after PostgreSQL 15's
+#          packages were upgraded under them, as building Citus may do: scripts/citus.sh)
 #        scripts/postgres.sh replica-start|replica-reset|replica-stop|replica-url
 #          A streaming read replica of that cluster, made with pg_basebackup (PG_REPLICA_DIR, PG_REPLICA_PORT: the same).
 set -euo pipefail
@@ -65,6 +67,11 @@ case "${1:-}" in
   url)
     echo "postgres://postgres@127.0.0.1:$(port_of "$PG_DIR" "${PG_PORT:-}")/postgres"
     ;;
+  restart)
+    # A cluster left on replaced binaries fails to load its libraries ("could not access file ... plpgsql.so").
+    if as_owner "$BIN/pg_ctl" -D "$PG_DIR" status >/dev/null 2>&1; then "$0" stop; "$0" start >/dev/null; fi
+    if as_owner "$BIN/pg_ctl" -D "$PG_REPLICA_DIR" status >/dev/null 2>&1; then "$0" replica-stop; "$0" replica-start >/dev/null; fi
+    ;;
   status)
     # Exit status 0 when the cluster runs (the test run leaves a cluster it did not start running).
     as_owner "$BIN/pg_ctl" -D "$PG_DIR" status >/dev/null 2>&1
@@ -100,7 +107,7 @@ case "${1:-}" in
     echo "postgres://postgres@127.0.0.1:$(port_of "$PG_REPLICA_DIR" "${PG_REPLICA_PORT:-}")/postgres"
     ;;
   *)
-    echo "usage: $0 start|stop|status|url|replica-start|replica-reset|replica-stop|replica-url" >&2
+    echo "usage: $0 start|stop|restart|status|url|replica-start|replica-reset|replica-stop|replica-url" >&2
     exit 2
     ;;
 esac
