@@ -223,6 +223,9 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
         options.validateRequests === false ? false : { allowUnknownQueryParameters: true, allErrors: true },
       validateResponses: validatesResponses(options) ? { allErrors: true } : false,
       validateSecurity: false,
+      // No operation takes multipart bodies, and refuseUnreadableBody answers 415 to every body that is not JSON before
+      // the validator runs: its multer step (an ajv of its own, a promise a request) would never have work (D67).
+      fileUploader: false,
       validateFormats: true,
       ajvFormats: { mode: "full" },
     }),

@@ -136,6 +136,18 @@ describe.each(drivers)("PATCH /v2/subscribers/{subscriberId} (%s)", (driver) => 
     const text = await server.request(`/v2/subscribers/${id}`, { method: "PATCH", body: "firstName=Ada" });
     expect(text.status).toBe(415);
     expect((await json<ErrorDto>(text)).message).toBe("Content-Type must be application/json");
+    // A form with a file, as a browser's FormData sends it: refused before anything parses it (no multipart step).
+    const form = new FormData();
+    form.set("firstName", "Ada");
+    form.set("avatar", new Blob(["not an image"], { type: "image/png" }), "avatar.png");
+    const before = await current(id);
+    const multipart = await server.request(`/v2/subscribers/${id}`, { method: "PATCH", body: form });
+    expect(multipart.status).toBe(415);
+    expect(await json<ErrorDto>(multipart)).toMatchObject({
+      statusCode: 415,
+      message: "Content-Type must be application/json",
+    });
+    expect(await current(id)).toEqual(before);
     const huge = await patch(id, { data: { blob: "x".repeat(200 * 1024) } });
     expect(huge.status).toBe(413);
     expect((await json<ErrorDto>(huge)).statusCode).toBe(413);
