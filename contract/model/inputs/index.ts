@@ -59,15 +59,24 @@ interface AnyInput {
 }
 type WithPredicate<Name extends "matches" | "resolves"> = AnyInput & Required<Pick<AnyInput, Name>>;
 
+type DeclaredInput = readonly ["query" | "path" | "body", string, AnyInput];
+
 /** An operation's declared inputs of every place, as `[place, name, declaration]`. */
-export function declaredInputs(id: DeclaredOperation): ["query" | "path" | "body", string, AnyInput][] {
-  const declared = inputs[id] as unknown as Record<"query" | "path" | "body", Record<string, AnyInput>>;
-  return (["query", "path", "body"] as const).flatMap((place) =>
-    Object.entries(declared[place]).map(
-      ([name, input]) => [place, name, input] as ["query" | "path" | "body", string, AnyInput],
-    ),
-  );
+export function declaredInputs(id: DeclaredOperation): readonly DeclaredInput[] {
+  let listed = declaredLists.get(id);
+  if (!listed) {
+    const declared = inputs[id] as unknown as Record<"query" | "path" | "body", Record<string, AnyInput>>;
+    listed = Object.freeze(
+      (["query", "path", "body"] as const).flatMap((place) =>
+        Object.entries(declared[place]).map(([name, input]) => Object.freeze([place, name, input] as const)),
+      ),
+    );
+    declaredLists.set(id, listed);
+  }
+  return listed;
 }
+// Read on every request (refusalOf, normalised): listed once per operation, as the declarations never change.
+const declaredLists = new Map<DeclaredOperation, readonly DeclaredInput[]>();
 
 /** The query parameters of a kind that a query gives a value, with their declarations. */
 function givenQueryInputs(id: DeclaredOperation, kind: string, query: object): [AnyInput, unknown][] {
