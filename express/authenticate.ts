@@ -2,7 +2,7 @@
  * `Authorization: ApiKey <key>` with Novu's four 401 messages (the scheme word is case-sensitive, as Novu's). Which
  * keys are valid, and what a key stands for, is the app's to say: the `authenticate` hook.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { readAuthorization } from "@novu-query/contract/model";
 import type { Request, RequestHandler, Response } from "express";
 import { ApiError } from "./errors.js";
@@ -39,7 +39,7 @@ export function callerOf(res: Response): Caller | undefined {
 }
 
 export function hashApiKey(apiKey: string): string {
-  return createHash("sha256").update(apiKey).digest("hex");
+  return hash("sha256", apiKey, "hex");
 }
 
 /**
