@@ -61,22 +61,23 @@ type WithPredicate<Name extends "matches" | "resolves"> = AnyInput & Required<Pi
 
 type DeclaredInput = readonly ["query" | "path" | "body", string, AnyInput];
 
-/** An operation's declared inputs of every place, as `[place, name, declaration]`. */
-export function declaredInputs(id: DeclaredOperation): readonly DeclaredInput[] {
-  let listed = declaredLists.get(id);
-  if (!listed) {
-    const declared = inputs[id] as unknown as Record<"query" | "path" | "body", Record<string, AnyInput>>;
-    listed = Object.freeze(
+// Listed once, frozen: the declarations never change, and refusalOf and normalised read them on every request.
+const declaredLists = Object.fromEntries(
+  Object.entries(inputs).map(([id, operation]) => {
+    const declared = operation as unknown as Record<"query" | "path" | "body", Record<string, AnyInput>>;
+    const listed: readonly DeclaredInput[] = Object.freeze(
       (["query", "path", "body"] as const).flatMap((place) =>
         Object.entries(declared[place]).map(([name, input]) => Object.freeze([place, name, input] as const)),
       ),
     );
-    declaredLists.set(id, listed);
-  }
-  return listed;
+    return [id, listed];
+  }),
+) as Record<DeclaredOperation, readonly DeclaredInput[]>;
+
+/** An operation's declared inputs of every place, as `[place, name, declaration]`. */
+export function declaredInputs(id: DeclaredOperation): readonly DeclaredInput[] {
+  return declaredLists[id];
 }
-// Read on every request (refusalOf, normalised): listed once per operation, as the declarations never change.
-const declaredLists = new Map<DeclaredOperation, readonly DeclaredInput[]>();
 
 /** The query parameters of a kind that a query gives a value, with their declarations. */
 function givenQueryInputs(id: DeclaredOperation, kind: string, query: object): [AnyInput, unknown][] {
