@@ -2,6 +2,7 @@ import type { StoredAnswer } from "@novu-query/express";
 import { type Kysely, sql } from "kysely";
 import { prepared } from "./prepared-statements.js";
 import type { Database } from "./schema.js";
+import { storedAnswerOf } from "./subscribers.js";
 
 export class IdempotencyRecordStore {
   private readonly db: Kysely<Database>;
@@ -21,29 +22,25 @@ export class IdempotencyRecordStore {
       fingerprint: string | null;
       status_code: number | null;
       body: string | null;
-    }>`SELECT locked, fingerprint, status_code, body FROM claim_idempotency_key(${environmentId}, ${key}) ${prepared}`.execute(
+      subscriber: unknown;
+    }>`SELECT locked, fingerprint, status_code, body, subscriber FROM claim_idempotency_key(${environmentId}, ${key}) ${prepared}`.execute(
       this.db,
     );
     const row = rows[0];
     if (!row?.locked) return { locked: false, stored: undefined };
-    const { fingerprint, status_code: statusCode, body } = row;
-    return {
-      locked: true,
-      stored:
-        fingerprint !== null && statusCode !== null && body !== null ? { fingerprint, statusCode, body } : undefined,
-    };
+    return { locked: true, stored: storedAnswerOf(row) };
   }
 
   async find(environmentId: string, key: string): Promise<StoredAnswer | undefined> {
     const row = await this.db
       .selectFrom("idempotency_records")
-      .select(["fingerprint", "status_code", "body"])
+      .select(["fingerprint", "status_code", "body", "subscriber"])
       .where("environment_id", "=", environmentId)
       .where("idempotency_key", "=", key)
       .where("expires_at", ">", sql<Date>`now()`)
       .modifyEnd(prepared)
       .executeTakeFirst();
-    return row && { fingerprint: row.fingerprint, statusCode: row.status_code, body: row.body };
+    return row && storedAnswerOf(row);
   }
 
   async save(environmentId: string, key: string, response: StoredAnswer, ttlSeconds: number): Promise<void> {
@@ -51,6 +48,7 @@ export class IdempotencyRecordStore {
       fingerprint: response.fingerprint,
       status_code: response.statusCode,
       body: response.body,
+      subscriber: null,
       created_at: sql<Date>`now()`,
       expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})`,
     };
@@ -64,6 +62,7 @@ export class IdempotencyRecordStore {
           fingerprint: eb.ref("excluded.fingerprint"),
           status_code: eb.ref("excluded.status_code"),
           body: eb.ref("excluded.body"),
+          subscriber: eb.ref("excluded.subscriber"),
           created_at: eb.ref("excluded.created_at"),
           expires_at: eb.ref("excluded.expires_at"),
         })),
@@ -82,7 +81,7 @@ export class IdempotencyRecordStore {
       USING (
         SELECT idempotency_key FROM (
           SELECT idempotency_key,
-                 sum(octet_length(body)) OVER (ORDER BY created_at DESC, idempotency_key DESC) AS kept_bytes
+                 sum(coalesce(octet_length(body), octet_length(subscriber::text))) OVER (ORDER BY created_at DESC, idempotency_key DESC) AS kept_bytes
           FROM idempotency_records
           WHERE environment_id = ${environmentId}
         ) AS newest_first

@@ -128,7 +128,10 @@ export interface IdempotencyRecordsTable {
   idempotency_key: string;
   fingerprint: string;
   status_code: number;
-  body: string;
+  /** The answer's text; NULL where the record keeps its subscriber's answer columns instead (migration 013). */
+  body: string | null;
+  /** A PATCH answered at once (D68): its subscriber's answer columns as written, the answer built from them. */
+  subscriber: ColumnType<unknown, string | null | undefined, string | null> | null;
   created_at: Generated<Date>;
   expires_at: Timestamp;
 }

@@ -1,5 +1,6 @@
 import { readSubscriberCursor, subscriberCursorOf } from "@novu-query/contract/model";
 import type { ChannelSettings, PatchSubscriberRequest, Subscriber } from "@novu-query/contract/types";
+import type { StoredAnswer } from "@novu-query/express";
 import { type Kysely, type Selectable, sql } from "kysely";
 import { prepared } from "./prepared-statements.js";
 import type { Database, SubscribersTable } from "./schema.js";
@@ -58,6 +59,43 @@ const answerColumns = [
 ] as const satisfies readonly (keyof SubscribersTable)[];
 
 type Row = Pick<Selectable<SubscribersTable>, (typeof answerColumns)[number]>;
+
+/**
+ * A subscriber's answer from its answer columns as `to_jsonb` has them (kept with an idempotent answer, migration
+ * 013): the same values as a row read back, its times as ISO text, so the same answer as `toSubscriber` of that row.
+ */
+export function subscriberOfColumnsJson(columns: unknown): Subscriber {
+  return toSubscriber(columns as Row);
+}
+
+/** What the PATCH at once found and did (migration 013's `outcome`). */
+export type PatchAtOnce =
+  | { outcome: "held" }
+  | { outcome: "stored"; stored: StoredAnswer }
+  | { outcome: "patched"; subscriber: Subscriber }
+  | { outcome: "absent" };
+
+/** The PATCH's changes as the call of migration 013's function takes them, its fields named in the same order. */
+function atOnceArguments(changes: SubscriberChanges) {
+  const fields: string[] = [];
+  for (const field of Object.keys(changeColumns) as (keyof SubscriberChanges)[]) {
+    if (changes[field] !== undefined) fields.push(field);
+  }
+  const text = (field: Exclude<keyof SubscriberChanges, "data">) => changes[field] ?? null;
+  return {
+    fields: fields.join(","),
+    values: [
+      text("firstName"),
+      text("lastName"),
+      text("email"),
+      text("phone"),
+      text("avatar"),
+      text("locale"),
+      text("timezone"),
+    ],
+    data: changes.data === undefined || changes.data === null ? null : JSON.stringify(changes.data),
+  };
+}
 
 export function toSubscriber(row: Row): Subscriber {
   return {
@@ -246,4 +284,57 @@ export class SubscriberStore {
     }
     return this.findBySubscriberId(environmentId, subscriberId);
   }
+
+  /**
+   * The PATCH with an Idempotency-Key in one round trip (migration 013, D68): the key's lock, its stored answer, the
+   * same UPDATE as `patch` and the answer stored for the key, in one call that is its own transaction. Runs the PATCH
+   * only when the key is free and nothing is stored for it; "absent" (no such subscriber) writes and stores nothing.
+   */
+  async patchAtOnce(
+    environmentId: string,
+    subscriberId: string,
+    changes: SubscriberChanges,
+    request: { key: string; fingerprint: string; ttlSeconds: number },
+  ): Promise<PatchAtOnce> {
+    const { fields, values, data } = atOnceArguments(changes);
+    const { rows } = await sql<{
+      outcome: PatchAtOnce["outcome"];
+      fingerprint: string | null;
+      status_code: number | null;
+      body: string | null;
+      subscriber: unknown;
+    }>`SELECT outcome, fingerprint, status_code, body, subscriber FROM patch_subscriber_at_once(${environmentId}, ${subscriberId}, ${request.key}, ${request.fingerprint}, ${request.ttlSeconds}, string_to_array(${fields}, ','), ${sql.join(values)}, ${data}::jsonb) ${prepared}`.execute(
+      this.db,
+    );
+    const row = rows[0];
+    switch (row?.outcome) {
+      case "held":
+      case "absent":
+        return { outcome: row.outcome };
+      case "patched":
+        return { outcome: "patched", subscriber: subscriberOfColumnsJson(row.subscriber) };
+      case "stored": {
+        const stored = storedAnswerOf(row);
+        if (stored) return { outcome: "stored", stored };
+      }
+    }
+    throw new Error(`patch_subscriber_at_once answered ${JSON.stringify(row)}`);
+  }
+}
+
+/**
+ * An answer stored for an idempotency key, in either form (migration 013): its text, or its subscriber's answer
+ * columns, whose answer is built the one way a subscriber's is (`toSubscriber`) and sent as `res.json` sends it.
+ */
+export function storedAnswerOf(row: {
+  fingerprint: string | null;
+  status_code: number | null;
+  body: string | null;
+  subscriber: unknown;
+}): StoredAnswer | undefined {
+  const { fingerprint, status_code: statusCode, body, subscriber } = row;
+  if (fingerprint === null || statusCode === null) return undefined;
+  if (body !== null) return { fingerprint, statusCode, body };
+  if (subscriber === null || subscriber === undefined) return undefined;
+  return { fingerprint, statusCode, body: JSON.stringify(subscriberOfColumnsJson(subscriber)) };
 }
