@@ -9,8 +9,16 @@ import type { Request, RequestHandler } from "express";
 import type { Admission, CostOf } from "./admission.js";
 import { type Caller, callerOf } from "./authenticate.js";
 import { ApiError, errorBody } from "./errors.js";
-import type { Handler, HandlerContext, HandlerInput, Handlers, Services } from "./handler-types.js";
-import { type IdempotencyStore, type Outcome, runIdempotently } from "./idempotency.js";
+import type {
+  AtOnceHandler,
+  AtOnceHandlers,
+  Handler,
+  HandlerContext,
+  HandlerInput,
+  Handlers,
+  Services,
+} from "./handler-types.js";
+import { type AtOnceStep, type IdempotencyStore, type Outcome, runIdempotently } from "./idempotency.js";
 import { errorsFor, isDeclared, NotImplementedError } from "./operation-errors.js";
 import { operationMetadata } from "./request-metadata.js";
 import { operationRules } from "./request-rules.js";
@@ -26,6 +34,8 @@ export interface BindOptions<Transaction> {
         ttlSeconds: number;
         /** Whose keys a request's key is among. */
         scope: (caller: Caller) => string;
+        /** Operations whose work and stored answer the store does in one step (handler-types.ts `AtOnceHandler`). */
+        atOnce?: AtOnceHandlers | undefined;
       }
     | undefined;
   admission?: { turns: Admission; cost: CostOf } | undefined;
@@ -120,6 +130,7 @@ export function bindOperation<K extends OperationId, Transaction>(
   options: BindOptions<Transaction>,
 ): RequestHandler {
   const idempotency = operationTable[id].method === "patch" ? options.idempotency : undefined;
+  const atOnce = idempotency?.atOnce?.[id] as AtOnceHandler<K> | undefined;
   const errors = errorsFor(id);
   return async (req, res, next) => {
     try {
@@ -131,10 +142,24 @@ export function bindOperation<K extends OperationId, Transaction>(
       if (broken) throw broken;
       const input = inputOf(id, req);
       const key = req.header("idempotency-key");
-      const run = (transaction: Transaction | undefined): Promise<Outcome> => {
-        const context: HandlerContext<K> = { ...options.services(req, transaction), auth: caller.auth, errors };
-        return guarded(id, () => handler(input, context));
-      };
+      const contextOf = (transaction: Transaction | undefined): HandlerContext<K> => ({
+        ...options.services(req, transaction),
+        auth: caller.auth,
+        errors,
+      });
+      const run = (transaction: Transaction | undefined): Promise<Outcome> =>
+        guarded(id, () => handler(input, contextOf(transaction)));
+      const step: AtOnceStep | undefined =
+        atOnce &&
+        (async (fingerprint) => {
+          const result = await atOnce(input, contextOf(undefined), {
+            key: key as string,
+            fingerprint,
+            ttlSeconds: (idempotency as { ttlSeconds: number }).ttlSeconds,
+          });
+          if (!result || !("ran" in result)) return result;
+          return { held: false, ran: await guarded(id, async () => result.ran), storedBytes: result.storedBytes };
+        });
       const work = () => {
         // Answered already (the answer timeout while it waited for a turn, or Node's 408): it never starts, so that
         // the answer it got ("please retry") stays true.
@@ -153,6 +178,7 @@ export function bindOperation<K extends OperationId, Transaction>(
               },
               run,
               (error) => errorBody(error, req),
+              step,
             )
           : run(undefined);
       };

@@ -10,6 +10,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { OperationId, operationTable } from "@novu-query/contract/operations";
 import type { operations } from "@novu-query/contract/types";
+import type { StoredAnswer } from "./idempotency.js";
 import type { OperationErrors, SuccessStatus } from "./operation-errors.js";
 
 /** What your `authenticate` hook knows of the caller; handlers get it as `context.auth`. Extend it by merging. */
@@ -60,6 +61,38 @@ export type Handler<K extends OperationId> = (
   input: HandlerInput<K>,
   context: HandlerContext<K>,
 ) => Promise<HandlerResult<K>>;
+
+/** The key a request carries and what its answer is kept for: what an `AtOnceHandler` stores with its work. */
+export interface IdempotentCall {
+  key: string;
+  /** Of the request's method, path and body (idempotency.ts `fingerprint`): kept with the answer. */
+  fingerprint: string;
+  ttlSeconds: number;
+}
+
+/**
+ * What an `AtOnceHandler` found and did in its one step: another request holds the key (`held`); an answer is stored
+ * for it (`stored`, replayed or refused by the skeleton as a session's would be); or it ran and stored its answer
+ * (`ran`, with the bytes it stored, for the store's bound).
+ */
+export type AtOnceResult<K extends OperationId> =
+  | { held: true }
+  | { held: false; stored: StoredAnswer }
+  | { held: false; ran: HandlerResult<K>; storedBytes: number };
+
+/**
+ * An operation's work and its stored answer in one step of the store (one statement), for a request with an
+ * idempotency key: claims the key and, only when it is free and nothing is stored for it, does the work and keeps its
+ * answer with it (`idempotency.atOnce`, router.ts). `undefined`: this request is not one it answers so (a 404 to
+ * store, say); it then runs in an idempotency session as any other.
+ */
+export type AtOnceHandler<K extends OperationId> = (
+  input: HandlerInput<K>,
+  context: HandlerContext<K>,
+  call: IdempotentCall,
+) => Promise<AtOnceResult<K> | undefined>;
+
+export type AtOnceHandlers = { [K in OperationId]?: AtOnceHandler<K> };
 
 /** One handler per operation of the contract, no more, no fewer. */
 export type Handlers = { [K in OperationId]: Handler<K> };

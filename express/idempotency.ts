@@ -45,6 +45,11 @@ export interface IdempotencySession<Transaction> {
  */
 export interface IdempotencyStore<Transaction = undefined> {
   session<T>(scope: string, key: string, work: (session: IdempotencySession<Transaction>) => Promise<T>): Promise<T>;
+  /**
+   * Told, after it committed, of an answer an operation's `AtOnceHandler` stored outside a session (`bytes` of it), for
+   * a bound the store keeps on what it holds.
+   */
+  saved?(scope: string, bytes: number): Promise<void>;
 }
 
 /**
@@ -83,51 +88,80 @@ export function fingerprint(request: Pick<IdempotentRequest, "method" | "path" |
   return createHash("sha256").update(idempotencyFingerprint(request)).digest("hex");
 }
 
+/** A step that claims the key and, when it is free with nothing stored, does the work and stores its answer. */
+export type AtOnceStep = (
+  fingerprint: string,
+) => Promise<
+  | { held: true }
+  | { held: false; stored: StoredAnswer }
+  | { held: false; ran: Outcome; storedBytes: number }
+  | undefined
+>;
+
 /**
  * Runs `work` at most once per (scope, key), in one session of the store: claims the key, replays a stored answer,
  * or does the work and stores its answer. Errors the work itself reports (a 404) are stored and replayed too;
- * anything else ends the session without storing anything.
+ * anything else ends the session without storing anything. With `atOnce` (an operation's `AtOnceHandler`), that step
+ * is tried first and decides the same way; the session runs only where it answers `undefined`.
  */
 export async function runIdempotently<Transaction>(
   store: IdempotencyStore<Transaction>,
   request: IdempotentRequest,
   work: (transaction: Transaction) => Promise<Outcome>,
   renderError: (error: ApiError) => ErrorBody,
+  atOnce?: AtOnceStep,
 ): Promise<Outcome> {
   const print = fingerprint(request);
+  const step = atOnce && (await atOnce(print));
+  if (step) {
+    if ("ran" in step) {
+      await store.saved?.(request.scope, step.storedBytes);
+      return step.ran;
+    }
+    const answer = settled(step.held, step.held ? undefined : step.stored, print, request.key);
+    if (answer === "run")
+      throw new Error("an at-once step answered that it held the key and neither ran nor found an answer");
+    return answer;
+  }
   return store.session(request.scope, request.key, async (session) => {
     const held = !(await session.claim());
     const stored = held ? undefined : await session.find();
-    switch (decideIdempotently(held, stored, print)) {
-      case "in-flight":
-        throw new ApiError(409, messages.idempotencyInFlight(request.key), {
-          "Retry-After": "1",
-          Link: idempotencyDocsLink,
-        });
-      case "reused":
-        throw ApiError.validation(reusedKeyField(request.key), messages.idempotencyKeyReused(request.key), {
-          Link: idempotencyDocsLink,
-        });
-      case "replay": {
-        const { statusCode, body } = stored as StoredAnswer;
-        return { status: statusCode, body: undefined, rawBody: body, headers: { "Idempotency-Replay": "true" } };
-      }
-      case "run": {
-        const outcome = await outcomeOf(() => work(session.transaction), renderError);
-        if (keepsAnswer(outcome.status)) {
-          await session.save(
-            {
-              fingerprint: print,
-              statusCode: outcome.status,
-              body: serializedText(outcome.body) ?? JSON.stringify(outcome.body),
-            },
-            request.ttlSeconds,
-          );
-        }
-        return outcome;
-      }
+    const answer = settled(held, stored, print, request.key);
+    if (answer !== "run") return answer;
+    const outcome = await outcomeOf(() => work(session.transaction), renderError);
+    if (keepsAnswer(outcome.status)) {
+      await session.save(
+        {
+          fingerprint: print,
+          statusCode: outcome.status,
+          body: serializedText(outcome.body) ?? JSON.stringify(outcome.body),
+        },
+        request.ttlSeconds,
+      );
     }
+    return outcome;
   });
+}
+
+/** The answer for a key held elsewhere or answered already (`decideIdempotently`), or "run" when the work is to run. */
+function settled(held: boolean, stored: StoredAnswer | undefined, print: string, key: string): Outcome | "run" {
+  switch (decideIdempotently(held, stored, print)) {
+    case "in-flight":
+      throw new ApiError(409, messages.idempotencyInFlight(key), {
+        "Retry-After": "1",
+        Link: idempotencyDocsLink,
+      });
+    case "reused":
+      throw ApiError.validation(reusedKeyField(key), messages.idempotencyKeyReused(key), {
+        Link: idempotencyDocsLink,
+      });
+    case "replay": {
+      const { statusCode, body } = stored as StoredAnswer;
+      return { status: statusCode, body: undefined, rawBody: body, headers: { "Idempotency-Replay": "true" } };
+    }
+    case "run":
+      return "run";
+  }
 }
 
 /** The work's outcome; an error it reports itself (its ApiError with a status the contract keeps) becomes one too. */

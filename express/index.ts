@@ -19,12 +19,16 @@ export { handler, type UndeclaredFields } from "./define-handler.js";
 export { errorHandler, methodNotAllowed, notFound } from "./error-handler.js";
 export { ApiError, type ErrorBody, type FieldErrors, ValidationError } from "./errors.js";
 export type {
+  AtOnceHandler,
+  AtOnceHandlers,
+  AtOnceResult,
   AuthContext,
   Handler,
   HandlerContext,
   HandlerInput,
   HandlerResult,
   Handlers,
+  IdempotentCall,
   Services,
 } from "./handler-types.js";
 export { createHttpServer, type HttpLimits, requireHost, urlLengthLimit } from "./http-server.js";

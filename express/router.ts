@@ -13,7 +13,7 @@ import { bindAll, missingHandlers } from "./bind.js";
 import { isContractRequest } from "./contract-routes.js";
 import { errorHandler } from "./error-handler.js";
 import { ApiError } from "./errors.js";
-import type { AuthContext, Handlers, Services } from "./handler-types.js";
+import type { AtOnceHandlers, AuthContext, Handlers, Services } from "./handler-types.js";
 import { answerTimeout } from "./http-server.js";
 import { echoIdempotencyKey, type IdempotencyStore } from "./idempotency.js";
 import { type Logger, stderrLogger } from "./logger.js";
@@ -82,6 +82,11 @@ interface IdempotencyStoreOptions<Transaction> {
   store: IdempotencyStore<Transaction>;
   /** How long an answer is kept for replay (default 86400, Novu's day). */
   ttlSeconds?: number;
+  /**
+   * Operations whose work and stored answer your store does in one step (one statement), tried before a session:
+   * `AtOnceHandler` says what each must answer. Off unless given; the server's PATCH is one (docs/decisions.md D68).
+   */
+  atOnce?: AtOnceHandlers | undefined;
 }
 
 /** Whose keys a request's key is among: the same key in two scopes never meets. */
@@ -177,6 +182,7 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
       store: idempotency.store,
       ttlSeconds: idempotency.ttlSeconds ?? 86_400,
       scope: idempotency.scope ?? environmentScope,
+      atOnce: idempotency.atOnce,
     },
     admission: admission && {
       turns: new Admission({ all: admission.all, expensive: admission.expensive ?? admission.all }),
