@@ -4,6 +4,7 @@
  * spec and the rendered docs.
  */
 import {
+  type AtOnceHandlers,
   createRouter,
   errorHandler,
   type Handlers,
@@ -44,6 +45,11 @@ const docsPath = new URL("../generated/docs/index.html", import.meta.url);
 export interface AppDependencies {
   store: Store;
   handlers: Handlers;
+  /**
+   * Operations whose work and stored answer the store does in one step for a request with an idempotency key
+   * (handlers/index.ts `atOnceHandlers`, D68); without it every such request runs in an idempotency session.
+   */
+  atOnce?: AtOnceHandlers;
   logger: Logger;
   /** What the health probes report (the start makes one naming where the data is); default: one over `store`. */
   health?: Health;
@@ -100,7 +106,7 @@ function noteWrites(health: Health): RequestHandler {
   };
 }
 
-export function createServerApp({ store, handlers, logger, config, ...rest }: AppDependencies): Express {
+export function createServerApp({ store, handlers, atOnce, logger, config, ...rest }: AppDependencies): Express {
   const health = rest.health ?? new Health(() => store.ping(), logger, "the database");
   const translateError = (error: unknown) => {
     health.noteError(error);
@@ -138,6 +144,7 @@ export function createServerApp({ store, handlers, logger, config, ...rest }: Ap
             ),
         }),
         ttlSeconds: config.idempotencyTtlSeconds,
+        atOnce,
       },
       rateLimit:
         config.rateLimitPerMinute > 0

@@ -61,6 +61,11 @@ export class DatabaseIdempotencyStore implements IdempotencyStore<Store> {
     return result;
   }
 
+  /** An answer stored by the PATCH at once (D68), outside a session: counted towards the bound as a session's is. */
+  async saved(environmentId: string, bytes: number): Promise<void> {
+    await this.applyBound(environmentId, bytes);
+  }
+
   private async applyBound(environmentId: string, savedBytes: number): Promise<void> {
     if (!this.bound) return;
     const unchecked = (this.unchecked.get(environmentId) ?? 0) + savedBytes;

@@ -6,7 +6,7 @@
 import pino from "pino";
 import { createServerApp } from "./app.js";
 import type { Config } from "./config.js";
-import { handlers } from "./handlers/index.js";
+import { atOnceHandlers, handlers } from "./handlers/index.js";
 import { Health } from "./health.js";
 import { demoKeysIn, refusePublicDemoKeys } from "./start/demo-keys.js";
 import { startHousekeeping } from "./start/housekeeping.js";
@@ -32,7 +32,7 @@ export async function runServer(config: Config): Promise<void> {
     await refusePublicDemoKeys(database.store, config, logger);
     housekeeping = await startHousekeeping(database.opened, config, logger);
     const { server, base } = await listen(
-      createServerApp({ store: database.store, handlers, logger, config, health }),
+      createServerApp({ store: database.store, handlers, atOnce: atOnceHandlers, logger, config, health }),
       config,
       logger,
     );

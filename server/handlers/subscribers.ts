@@ -1,4 +1,4 @@
-import { handler, messages } from "@novu-query/express";
+import { type AtOnceHandler, handler, messages } from "@novu-query/express";
 
 // The pipeline has refused what the contract refuses without data (both cursors, an unknown time zone): these read
 // and write only.
@@ -11,3 +11,28 @@ export const patchSubscriber = handler("patchSubscriber", async ({ path, body },
   if (!subscriber) throw errors.notFound(messages.subscriberNotFound(path.subscriberId));
   return { status: 200, body: subscriber };
 });
+
+/**
+ * The PATCH with an Idempotency-Key in one round trip (D68): the store claims the key, runs the same PATCH and keeps
+ * its answer in one call. A subscriber that does not exist is left to the PATCH above, in a session, which stores its
+ * 404.
+ */
+export const patchSubscriberAtOnce: AtOnceHandler<"patchSubscriber"> = async (
+  { path, body },
+  { auth, store },
+  call,
+) => {
+  const result = await store.subscribers.patchAtOnce(auth.environmentId, path.subscriberId, body, call);
+  switch (result.outcome) {
+    case "held":
+      return { held: true };
+    case "stored":
+      return { held: false, stored: result.stored };
+    case "absent":
+      return undefined;
+    case "patched": {
+      const ran = { status: 200, body: result.subscriber } as const;
+      return { held: false, ran, storedBytes: Buffer.byteLength(JSON.stringify(result.subscriber)) };
+    }
+  }
+};

@@ -113,22 +113,60 @@ describe.runIf(onCitus)("requests on Citus", () => {
       headers: { "content-type": "application/json", ...(key && { "idempotency-key": key }) },
       body: JSON.stringify(body),
     });
-    const cases: [string, RequestInit, boolean][] = [
-      ["a PATCH", patch({ firstName: "Routed" }), true],
-      ["a PATCH with a key", patch({ lastName: "Once", email: "routed.once@example.com" }, "routing-key"), true],
-      ["its replay", patch({ lastName: "Once", email: "routed.once@example.com" }, "routing-key"), false],
-      ["a PATCH of data", patch({ data: { plan: "team" } }), true],
+    const version = async () =>
+      (await client.query<{ version: number }>("SELECT version FROM subscribers WHERE id = $1", [subscriber?.id]))
+        .rows[0]?.version;
+    // [name, request, whether it updates the row, whether it runs as one call of patch_subscriber_at_once (D68)]
+    const cases: [string, RequestInit, boolean, boolean][] = [
+      ["a PATCH", patch({ firstName: "Routed" }), true, false],
+      ["a PATCH with a key", patch({ lastName: "Once", email: "routed.once@example.com" }, "routing-key"), true, true],
+      ["its replay", patch({ lastName: "Once", email: "routed.once@example.com" }, "routing-key"), false, true],
+      ["a PATCH of data", patch({ data: { plan: "team" } }), true, false],
     ];
-    for (const [name, init, updates] of cases) {
+    for (const [name, init, updates, atOnce] of cases) {
+      const before = await version();
       const planned = await plannedFor(path, init);
-      expect(
+      expect((await version()) !== before, name).toBe(updates);
+      const calls = planned.filter((statement) => /\bpatch_subscriber_at_once\(/i.test(statement.sql));
+      expect(calls.length, name).toBe(atOnce ? 1 : 0);
+      if (!atOnce) {
         // The PATCH's UPDATE, in the statement that also writes its order row (WITH "patched" AS (UPDATE ...)).
-        planned.some((statement) => /^(with "patched" as \()?update "subscribers"/i.test(statement.sql.trim())),
-        name,
-      ).toBe(updates);
+        expect(
+          planned.some((statement) => /^(with "patched" as \()?update "subscribers"/i.test(statement.sql.trim())),
+          name,
+        ).toBe(true);
+      }
       expect(onSeveralShards(planned), name).toEqual([]);
     }
     expect((await plannedFor("/v2/subscribers/nobody-here", patch({ firstName: "X" }))).length).toBeGreaterThan(0);
+  });
+
+  it("runs each statement inside the PATCH at once on one shard", async () => {
+    // patch_subscriber_at_once runs on the coordinator, which plans each statement in it; with
+    // citus.multi_task_query_log_level at error, a statement planned on more than one shard fails the call.
+    const subscriber = server.production.subscribers.find((s) => !s.deleted);
+    const call = (key: string, data: object) =>
+      client.query(
+        "SELECT outcome FROM patch_subscriber_at_once($1, $2, $3, $4, 60, $5::text[], NULL, NULL, NULL, NULL, NULL, NULL, NULL, $6::jsonb)",
+        [subscriber?.environment_id, subscriber?.subscriber_id, key, "f".repeat(64), ["data"], JSON.stringify(data)],
+      );
+    await client.query("BEGIN");
+    try {
+      await client.query("SET LOCAL citus.multi_task_query_log_level = error");
+      // The guard works: a statement on every shard fails under it.
+      await expect(client.query("SAVEPOINT s; SELECT count(*) FROM subscribers")).rejects.toThrow(/multi-task/i);
+      await client.query("ROLLBACK TO SAVEPOINT s");
+      expect((await call("citus-at-once", { plan: "routed" })).rows[0]?.outcome).toBe("patched");
+      expect((await call("citus-at-once", { plan: "routed" })).rows[0]?.outcome).toBe("stored");
+      expect((await call("citus-at-once-2", { plan: "routed" })).rows[0]?.outcome).toBe("patched");
+      const absent = await client.query(
+        "SELECT outcome FROM patch_subscriber_at_once($1, 'nobody-here', 'citus-absent', $2, 60, '{data}', NULL, NULL, NULL, NULL, NULL, NULL, NULL, '{}')",
+        [subscriber?.environment_id, "f".repeat(64)],
+      );
+      expect(absent.rows[0]?.outcome).toBe("absent");
+    } finally {
+      await client.query("ROLLBACK");
+    }
   });
 
   it("distributes every table of an environment's data by environment, co-located, and the shared ones to every node", async () => {

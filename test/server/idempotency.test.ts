@@ -5,7 +5,14 @@ import type { SubscriberRow } from "../../server/store/rows.js";
 import { drivers } from "../support/databases.js";
 import { json, jsonPatch, startTestServer, type TestServer } from "../support/server.js";
 
-describe.each(drivers)("idempotency-key on PATCH (%s)", (driver) => {
+// Both ways the server runs a PATCH with a key: at once, in one statement (D68, what it does), and in a session of
+// the skeleton's (what it does for a 404, and what every other store of the skeleton does).
+const ways = drivers.flatMap((driver) => [
+  [driver, "at once"],
+  [driver, "in a session"],
+]) as ["pglite" | "postgres", "at once" | "in a session"][];
+
+describe.each(ways)("idempotency-key on PATCH (%s, %s)", (driver, way) => {
   let server: TestServer;
   let pool: SubscriberRow[];
   let counter = 0;
@@ -18,7 +25,11 @@ describe.each(drivers)("idempotency-key on PATCH (%s)", (driver) => {
     );
 
   beforeAll(async () => {
-    server = await startTestServer({ driver, config: { idempotencyTtlSeconds: 3600 } });
+    server = await startTestServer({
+      driver,
+      config: { idempotencyTtlSeconds: 3600 },
+      withoutAtOnce: way === "in a session",
+    });
     pool = server.production.subscribers.filter((s) => !s.deleted);
   });
   afterAll(() => server?.close());

@@ -6,7 +6,7 @@ import { createServerApp } from "../../server/app.js";
 import { type Config, loadConfig } from "../../server/config.js";
 import { type DemoEnvironment, type DemoOptions, defaultDemoOptions } from "../../server/demo/generate.js";
 import { loadDemoData } from "../../server/demo/load.js";
-import { handlers as realHandlers } from "../../server/handlers/index.js";
+import { atOnceHandlers, handlers as realHandlers } from "../../server/handlers/index.js";
 import { openStore, type Store } from "../../server/store/store.js";
 import { createPostgresDatabase, pgliteTemplate } from "./databases.js";
 
@@ -30,7 +30,10 @@ export interface TestServerOptions {
   onStatement?: (sql: string, parameters: readonly unknown[]) => void;
   demo?: Partial<DemoOptions>;
   config?: Partial<Config>;
+  /** Handlers of the test's own; the server's PATCH at once (D68) is then off, so that every PATCH runs them. */
   handlers?: Handlers;
+  /** The server's own handlers with its PATCH at once switched off: every PATCH with a key runs in a session. */
+  withoutAtOnce?: boolean;
 }
 
 /** Small demo data by default: enough rows for ties, filters and several pages, quick to load. */
@@ -60,7 +63,14 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     },
   });
   const logger = pino({ level: "info" }, sink);
-  const app = createServerApp({ store: opened.store, handlers: options.handlers ?? realHandlers, logger, config });
+  const atOnce = options.handlers || options.withoutAtOnce ? undefined : atOnceHandlers;
+  const app = createServerApp({
+    store: opened.store,
+    handlers: options.handlers ?? realHandlers,
+    atOnce,
+    logger,
+    config,
+  });
   const server = createHttpServer(app, config, logger).listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
