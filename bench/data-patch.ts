@@ -14,7 +14,8 @@ import { exitWithUsageIfAsked } from "../scripts/usage.js";
 import { DatabaseIdempotencyStore } from "../server/database-idempotency.js";
 import type { Database } from "../server/store/schema.js";
 import { type OpenedStore, openStore } from "../server/store/store.js";
-import { loadPatchTargets, patchAsServer, withScratchCitus, withScratchPostgres } from "./patch-bench-databases.js";
+import { patchAsServer } from "./patch-as-server.js";
+import { loadPatchTargets, withScratchCitus, withScratchPostgres } from "./patch-bench-databases.js";
 import { median, summarize } from "./stats.js";
 import { storeClosedLoop } from "./store-alone.js";
 
@@ -64,7 +65,7 @@ async function prepare(store: OpenedStore, counted: boolean): Promise<Target> {
 let keys = 0;
 let patches = 0;
 
-/** A `data` PATCH, run as the server runs it: one transaction with its idempotency key's lock and stored answer. */
+/** A `data` PATCH, run as the server runs it: its idempotency key's lock and stored answer in the same statement. */
 function dataPatch(target: Target, idempotency: DatabaseIdempotencyStore) {
   return async () => {
     const n = patches++;
@@ -72,7 +73,12 @@ function dataPatch(target: Target, idempotency: DatabaseIdempotencyStore) {
     // PATCHes of a real environment's subscribers do, not on neighbours that share a page.
     const id = target.subscriberIds[(n * 7919) % target.subscriberIds.length] as string;
     const body = { data: { plan: n % 2 === 0 ? "team" : "enterprise", seats: n } };
-    await patchAsServer(idempotency, target.environmentId, id, body, `patches-${process.pid}-${keys++}`);
+    await patchAsServer(idempotency, target.store.store, {
+      environmentId: target.environmentId,
+      subscriberId: id,
+      body,
+      key: `patches-${process.pid}-${keys++}`,
+    });
   };
 }
 

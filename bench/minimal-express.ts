@@ -7,11 +7,11 @@
  * Usage: tsx bench/minimal-express.ts <environmentId>   (DATABASE_URL and the pool settings as the server's; prints "API <url>")
  */
 import type { AddressInfo } from "node:net";
-import { runIdempotently } from "@novu-query/express";
 import express from "express";
 import { loadConfig } from "../server/config.js";
 import { DatabaseIdempotencyStore } from "../server/database-idempotency.js";
 import { openStore } from "../server/store/store.js";
+import { patchAsServer } from "./patch-as-server.js";
 
 const environmentId = process.argv[2] as string;
 const config = loadConfig();
@@ -45,13 +45,13 @@ app.get("/v2/subscribers", async (req, res) => {
   res.json(await store.subscribers.search(environmentId, search as never));
 });
 app.patch("/v2/subscribers/:subscriberId", async (req, res) => {
-  const key = req.header("idempotency-key") as string;
-  const outcome = await runIdempotently(
-    idempotency,
-    { scope: environmentId, key, method: "PATCH", path: req.originalUrl, body: req.body, ttlSeconds: 86_400 },
-    async (tx) => ({ status: 200, body: await tx.subscribers.patch(environmentId, req.params.subscriberId, req.body) }),
-    () => ({}) as never,
-  );
+  const outcome = await patchAsServer(idempotency, store, {
+    environmentId,
+    subscriberId: req.params.subscriberId,
+    body: req.body,
+    key: req.header("idempotency-key") as string,
+    path: req.originalUrl,
+  });
   res.status(outcome.status).json(outcome.body);
 });
 app.get("/v1/notifications", async (req, res) => {

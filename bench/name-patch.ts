@@ -16,7 +16,8 @@ import { parseWorkers, urlOf } from "../scripts/citus-database.js";
 import { exitWithUsageIfAsked } from "../scripts/usage.js";
 import { DatabaseIdempotencyStore } from "../server/database-idempotency.js";
 import { type OpenedStore, openStore } from "../server/store/store.js";
-import { loadPatchTargets, patchAsServer, withScratchCitus, withScratchPostgres } from "./patch-bench-databases.js";
+import { patchAsServer } from "./patch-as-server.js";
+import { loadPatchTargets, withScratchCitus, withScratchPostgres } from "./patch-bench-databases.js";
 import { median, summarize } from "./stats.js";
 import { storeClosedLoop } from "./store-alone.js";
 
@@ -89,7 +90,12 @@ function namePatch(target: Target, idempotency: DatabaseIdempotencyStore) {
       n % 2 === 0
         ? { firstName: `${name} ${n}` }
         : { firstName: `${name} ${n}`, email: `${name.toLowerCase()}.${n}@${domains[n % domains.length]}` };
-    await patchAsServer(idempotency, target.environmentId, id, body, `names-${process.pid}-${keys++}`);
+    await patchAsServer(idempotency, target.store.store, {
+      environmentId: target.environmentId,
+      subscriberId: id,
+      body,
+      key: `names-${process.pid}-${keys++}`,
+    });
   };
 }
 

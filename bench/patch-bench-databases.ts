@@ -3,14 +3,11 @@
  * made for one run and dropped after it, the demo subscribers loaded into it, and a PATCH run as the server runs one.
  */
 import { execFileSync } from "node:child_process";
-import { runIdempotently } from "@novu-query/express";
 import pg from "pg";
 import { createCitusDatabase, dropCitusDatabase } from "../scripts/citus-database.js";
-import type { DatabaseIdempotencyStore } from "../server/database-idempotency.js";
 import { loadDemo } from "../server/demo/load.js";
 import { defaultDemoOptions } from "../server/demo/options.js";
 import { type OpenedStore, openStore } from "../server/store/store.js";
-import type { SubscriberChanges } from "../server/store/subscribers.js";
 import { benchDatabaseUrl } from "./database.js";
 
 /** The store options of every scratch database: a count cap of the benchmarks' size and a pool of `connections`. */
@@ -90,20 +87,4 @@ export async function loadPatchTargets(
     .where("deleted", "=", false)
     .execute();
   return { environmentId: environment.id, subscriberIds: ids.map((row) => row.subscriber_id) };
-}
-
-/** A PATCH as the server runs it: one transaction with its idempotency key's lock and stored answer. */
-export async function patchAsServer(
-  idempotency: DatabaseIdempotencyStore,
-  environmentId: string,
-  subscriberId: string,
-  body: SubscriberChanges,
-  key: string,
-): Promise<void> {
-  await runIdempotently(
-    idempotency,
-    { scope: environmentId, key, method: "PATCH", path: `/v2/subscribers/${subscriberId}`, body, ttlSeconds: 86_400 },
-    async (tx) => ({ status: 200, body: await tx.subscribers.patch(environmentId, subscriberId, body) }),
-    (error) => ({ statusCode: error.status, message: error.message }) as never,
-  );
 }

@@ -9,7 +9,6 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { parseArgs } from "node:util";
-import { runIdempotently } from "@novu-query/express";
 import { sql } from "kysely";
 import { startMock, startServerProcess, startTsxScript, type Target } from "../scripts/processes.js";
 import { exitWithUsageIfAsked } from "../scripts/usage.js";
@@ -27,7 +26,7 @@ import { measureIngest } from "./ingest.js";
 import { latestLoad } from "./load-results.js";
 import { measurePostgresOverload } from "./overload.js";
 import { measureEmbeddedOverload } from "./overload-embedded.js";
-
+import { patchAsServer } from "./patch-as-server.js";
 import { type OperationProfile, profileOperation } from "./profile.js";
 import {
   type BenchResults,
@@ -202,28 +201,22 @@ const operations: {
   {
     name: "patch",
     request: patchShape.http,
-    // As the server runs a PATCH with an Idempotency-Key: one transaction with the key's lock and record, and the
+    // As the server runs a PATCH with an Idempotency-Key: the key's lock, the PATCH and its record in one statement, and the
     // server's bound on the stored answers applied as the server applies it.
     store: (store, i) => {
       const { path, body } = patchShape.http(i);
       aloneIdempotency ??= new DatabaseIdempotencyStore(store, {
         maxBytesPerEnvironment: serverConfig.idempotencyMaxBytesPerEnvironment,
       });
-      return runIdempotently(
-        aloneIdempotency,
-        {
-          scope: ctx.environmentId,
-          // A new key on every call: each repetition counts i from 0 again, and a reused key with another body
-          // is an error (it made most of the PostgreSQL-alone PATCHes of a repetition fail at once).
-          key: `alone-${process.pid}-${aloneKeys++}`,
-          method: "PATCH",
-          path,
-          body: JSON.parse(body ?? "{}"),
-          ttlSeconds: serverConfig.idempotencyTtlSeconds,
-        },
-        async (tx) => ({ status: 200, body: await patchShape.store(tx, i) }),
-        (error) => ({ statusCode: error.status, message: error.message }) as never,
-      );
+      return patchAsServer(aloneIdempotency, store, {
+        environmentId: ctx.environmentId,
+        subscriberId: decodeURIComponent(path.slice(path.lastIndexOf("/") + 1)),
+        body: JSON.parse(body ?? "{}"),
+        // A new key on every call: each repetition counts i from 0 again, and a reused key with another body is an
+        // error (it made most of the PostgreSQL-alone PATCHes of a repetition fail at once).
+        key: `alone-${process.pid}-${aloneKeys++}`,
+        path,
+      });
     },
   },
 ];

@@ -8,13 +8,19 @@ import { createHttpServer } from "@novu-query/express";
 import pino from "pino";
 import { createServerApp } from "../server/app.js";
 import { loadConfig } from "../server/config.js";
-import { handlers } from "../server/handlers/index.js";
+import { atOnceHandlers, handlers } from "../server/handlers/index.js";
 import { openStore } from "../server/store/store.js";
 
 const config = loadConfig();
 const logger = pino({ level: config.logLevel });
 const opened = await openStore({ ...config, databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-const app = createServerApp({ store: opened.store, handlers, logger, config: { ...config, validateRequests: false } });
+const app = createServerApp({
+  store: opened.store,
+  handlers,
+  atOnce: atOnceHandlers,
+  logger,
+  config: { ...config, validateRequests: false },
+});
 const server = createHttpServer(app, config, logger).listen(config.port, config.host, () => {
   process.stdout.write(
     `${JSON.stringify({ msg: "ready", api: `http://${config.host}:${(server.address() as AddressInfo).port}` })}\n`,

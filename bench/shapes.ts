@@ -125,7 +125,13 @@ export function benchShapes(ctx: BenchContext): Shape[] {
     {
       id: "patch.data",
       label: "patch subscriber data",
-      store: (store, i) => store.subscribers.patch(env, patchTarget(i), patchBody(i)),
+      // As the handler runs a PATCH with a key (D68): one call that claims a new key, patches and stores the answer.
+      store: (store, i) =>
+        store.subscribers.patchAtOnce(env, patchTarget(i), patchBody(i), {
+          key: `bench-store-${process.pid}-${Date.now()}-${i}`,
+          fingerprint: "0".repeat(64),
+          ttlSeconds: 86_400,
+        }),
       http: (i) => ({
         method: "PATCH",
         path: `/v2/subscribers/${encodeURIComponent(patchTarget(i))}`,
