@@ -49,6 +49,7 @@ export class IdempotencyRecordStore {
       status_code: response.statusCode,
       body: response.body,
       subscriber: null,
+      subscriber_bytes: null,
       created_at: sql<Date>`now()`,
       expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})`,
     };
@@ -63,6 +64,7 @@ export class IdempotencyRecordStore {
           status_code: eb.ref("excluded.status_code"),
           body: eb.ref("excluded.body"),
           subscriber: eb.ref("excluded.subscriber"),
+          subscriber_bytes: eb.ref("excluded.subscriber_bytes"),
           created_at: eb.ref("excluded.created_at"),
           expires_at: eb.ref("excluded.expires_at"),
         })),
@@ -81,7 +83,8 @@ export class IdempotencyRecordStore {
       USING (
         SELECT idempotency_key FROM (
           SELECT idempotency_key,
-                 sum(coalesce(octet_length(body), octet_length(subscriber::text))) OVER (ORDER BY created_at DESC, idempotency_key DESC) AS kept_bytes
+                 -- A PATCH's answer kept as its columns (migration 013) counts the size of its text, kept beside it.
+                 sum(coalesce(octet_length(body), subscriber_bytes, 0)) OVER (ORDER BY created_at DESC, idempotency_key DESC) AS kept_bytes
           FROM idempotency_records
           WHERE environment_id = ${environmentId}
         ) AS newest_first

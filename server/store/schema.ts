@@ -132,6 +132,8 @@ export interface IdempotencyRecordsTable {
   body: string | null;
   /** A PATCH answered at once (D68): its subscriber's answer columns as written, the answer built from them. */
   subscriber: ColumnType<unknown, string | null | undefined, string | null> | null;
+  /** The size of that answer's text, counted once when it is stored, for the bound on stored answers. */
+  subscriber_bytes: number | null;
   created_at: Generated<Date>;
   expires_at: Timestamp;
 }

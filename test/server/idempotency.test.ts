@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ErrorDto, Subscriber, ValidationErrorDto } from "../../generated/schema.js";
@@ -229,7 +230,8 @@ describe.each(drivers)("the bound on an environment's stored answers (%s)", (dri
     }
     const rows = await server.store.db
       .selectFrom("idempotency_records")
-      .select(["idempotency_key", (eb) => eb.fn<number>("octet_length", ["body"]).as("bytes")])
+      // An answer stored at once (D68) keeps its subscriber's columns and the size of its text instead of the text.
+      .select(["idempotency_key", sql<number>`coalesce(octet_length(body), subscriber_bytes)`.as("bytes")])
       .where("environment_id", "=", server.production.environmentId)
       .execute();
     const bytes = rows.reduce((sum, row) => sum + Number(row.bytes), 0);

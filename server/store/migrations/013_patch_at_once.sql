@@ -10,6 +10,10 @@
 -- its text in `body` as before.
 ALTER TABLE idempotency_records ALTER COLUMN body DROP NOT NULL;
 ALTER TABLE idempotency_records ADD COLUMN subscriber jsonb;
+-- Its size as text, counted once when it is stored: the bound on an environment's stored answers (idempotency-records.ts
+-- `keepNewestWithin`) sums these, where building each record's text at every check took seconds (PGlite, 350 records
+-- of 30 kB: past 10 s).
+ALTER TABLE idempotency_records ADD COLUMN subscriber_bytes integer;
 
 -- The claim now reads both forms of a stored answer. (The four columns it returned before are the first four still,
 -- so a server of the version before, reading them by name during an upgrade, finds a record of the new form to have
@@ -117,11 +121,12 @@ BEGIN
 
   -- Only an expired record can be here (a live one was found above); it is replaced (idempotency-records.ts `save`).
   INSERT INTO idempotency_records AS r
-    (environment_id, idempotency_key, fingerprint, status_code, body, subscriber, created_at, expires_at)
-  VALUES (for_environment, for_key, with_fingerprint, 200, NULL, answer, now(),
+    (environment_id, idempotency_key, fingerprint, status_code, body, subscriber, subscriber_bytes, created_at,
+     expires_at)
+  VALUES (for_environment, for_key, with_fingerprint, 200, NULL, answer, octet_length(answer::text), now(),
     now() + make_interval(secs => ttl_seconds))
   ON CONFLICT (environment_id, idempotency_key) DO UPDATE SET
     fingerprint = excluded.fingerprint, status_code = excluded.status_code, body = excluded.body,
-    subscriber = excluded.subscriber, created_at = excluded.created_at, expires_at = excluded.expires_at;
+    subscriber = excluded.subscriber, subscriber_bytes = excluded.subscriber_bytes, created_at = excluded.created_at, expires_at = excluded.expires_at;
   RETURN QUERY SELECT 'patched'::text, with_fingerprint, 200, NULL::text, answer;
 END $$;
