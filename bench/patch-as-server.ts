@@ -14,6 +14,8 @@ export function patchAsServer(
   idempotency: DatabaseIdempotencyStore,
   store: Store,
   request: { environmentId: string; subscriberId: string; body: SubscriberChanges; key: string; path?: string },
+  /** false: every PATCH in a session (BEGIN, the claim, the UPDATE, the record, COMMIT), as before D68. */
+  atOnce = true,
 ): Promise<Outcome> {
   const { environmentId, subscriberId, body, key } = request;
   const path = request.path ?? `/v2/subscribers/${encodeURIComponent(subscriberId)}`;
@@ -22,15 +24,17 @@ export function patchAsServer(
     { scope: environmentId, key, method: "PATCH", path, body, ttlSeconds: 86_400 },
     async (tx) => ({ status: 200, body: await tx.subscribers.patch(environmentId, subscriberId, body) }),
     (error) => ({ statusCode: error.status, message: error.message }) as never,
-    async (fingerprint) => {
-      const result = await patchSubscriberAtOnce(
-        { path: { subscriberId }, body } as never,
-        { auth: { environmentId }, store } as never,
-        { key, fingerprint, ttlSeconds: 86_400 },
-      );
-      return result && "ran" in result
-        ? { ...result, ran: { status: result.ran.status, body: result.ran.body } }
-        : result;
-    },
+    atOnce
+      ? async (fingerprint) => {
+          const result = await patchSubscriberAtOnce(
+            { path: { subscriberId }, body } as never,
+            { auth: { environmentId }, store } as never,
+            { key, fingerprint, ttlSeconds: 86_400 },
+          );
+          return result && "ran" in result
+            ? { ...result, ran: { status: result.ran.status, body: result.ran.body } }
+            : result;
+        }
+      : undefined,
   );
 }
