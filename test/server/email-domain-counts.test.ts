@@ -117,18 +117,22 @@ describe.each(drivers)("e-mail domain counts (%s)", (driver) => {
       }
     }
     expect(await kept()).toEqual(await recounted());
-    // Many rows in one statement, as a bulk load or a migration writes them.
-    await server.store.db
-      .updateTable("subscribers")
-      .set({ email: sql`upper(email)` })
-      .where("environment_id", "=", environmentId)
-      .where("email", "like", "%tiny%")
-      .execute();
-    await server.store.db
-      .updateTable("subscribers")
-      .set({ email: sql`replace(email, 'weird', 'odd')` })
-      .where("environment_id", "=", environmentId)
-      .execute();
+    // Many rows in one statement, as a bulk load or a migration writes them: without the server's statement timeout,
+    // as those run (every row's triggers took past it on a slow host).
+    await server.store.db.transaction().execute(async (tx) => {
+      await sql`SET LOCAL statement_timeout = 0`.execute(tx);
+      await tx
+        .updateTable("subscribers")
+        .set({ email: sql`upper(email)` })
+        .where("environment_id", "=", environmentId)
+        .where("email", "like", "%tiny%")
+        .execute();
+      await tx
+        .updateTable("subscribers")
+        .set({ email: sql`replace(email, 'weird', 'odd')` })
+        .where("environment_id", "=", environmentId)
+        .execute();
+    });
     expect(await kept()).toEqual(await recounted());
   });
 
