@@ -34,7 +34,7 @@ describe.each(drivers)("conformance of the reference server (%s)", (driver) => {
   it.each(rules.map((rule) => [rule.id, rule] as const))(
     "%s",
     async (_id, rule) => {
-      await rule.run(context);
+      await server.withErrorsLogged(() => rule.run(context));
     },
     120_000,
   );

@@ -121,6 +121,9 @@ describe.runIf(onCitus)("requests on Citus", () => {
       ["a PATCH", patch({ firstName: "Routed" }), true, false],
       ["a PATCH with a key", patch({ lastName: "Once", email: "routed.once@example.com" }, "routing-key"), true, true],
       ["its replay", patch({ lastName: "Once", email: "routed.once@example.com" }, "routing-key"), false, true],
+      // Sets no field: its UPDATE's condition is false for its values, which Citus routes to no shard, and a statement
+      // that runs then is a distributed query from within one (answered 500 before: conformance patch.shape).
+      ["an empty PATCH with a key", patch({}, "routing-empty"), false, true],
       ["a PATCH of data", patch({ data: { plan: "team" } }), true, false],
     ];
     for (const [name, init, updates, atOnce] of cases) {
@@ -145,10 +148,17 @@ describe.runIf(onCitus)("requests on Citus", () => {
     // patch_subscriber_at_once runs on the coordinator, which plans each statement in it; with
     // citus.multi_task_query_log_level at error, a statement planned on more than one shard fails the call.
     const subscriber = server.production.subscribers.find((s) => !s.deleted);
-    const call = (key: string, data: object) =>
+    const call = (key: string, data?: object) =>
       client.query(
         "SELECT outcome FROM patch_subscriber_at_once($1, $2, $3, $4, 60, $5::text[], NULL, NULL, NULL, NULL, NULL, NULL, NULL, $6::jsonb)",
-        [subscriber?.environment_id, subscriber?.subscriber_id, key, "f".repeat(64), ["data"], JSON.stringify(data)],
+        [
+          subscriber?.environment_id,
+          subscriber?.subscriber_id,
+          key,
+          "f".repeat(64),
+          data ? ["data"] : [],
+          data ? JSON.stringify(data) : null,
+        ],
       );
     await client.query("BEGIN");
     try {
@@ -159,6 +169,7 @@ describe.runIf(onCitus)("requests on Citus", () => {
       expect((await call("citus-at-once", { plan: "routed" })).rows[0]?.outcome).toBe("patched");
       expect((await call("citus-at-once", { plan: "routed" })).rows[0]?.outcome).toBe("stored");
       expect((await call("citus-at-once-2", { plan: "routed" })).rows[0]?.outcome).toBe("patched");
+      expect((await call("citus-at-once-empty")).rows[0]?.outcome).toBe("patched");
       const absent = await client.query(
         "SELECT outcome FROM patch_subscriber_at_once($1, 'nobody-here', 'citus-absent', $2, 60, '{data}', NULL, NULL, NULL, NULL, NULL, NULL, NULL, '{}')",
         [subscriber?.environment_id, "f".repeat(64)],

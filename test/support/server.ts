@@ -20,6 +20,11 @@ export interface TestServer {
   development: DemoEnvironment;
   /** Every line the server logged. */
   logs: string[];
+  /**
+   * Runs `work`; when it fails, adds to its error what the server logged at level error meanwhile (a 500's cause and
+   * stack), so that a failure seen once in CI says why.
+   */
+  withErrorsLogged<T>(work: () => Promise<T>): Promise<T>;
   request(path: string, init?: RequestInit & { key?: string | null }): Promise<Response>;
   close(): Promise<void>;
 }
@@ -83,6 +88,18 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     production,
     development,
     logs,
+    async withErrorsLogged(work) {
+      const from = logs.length;
+      try {
+        return await work();
+      } catch (error) {
+        const logged = logs.slice(from).filter((line) => /"level":(5|6)\d\b/.test(line));
+        if (logged.length > 0 && error instanceof Error) {
+          error.message += `\nthe server logged meanwhile:\n${logged.join("")}`;
+        }
+        throw error;
+      }
+    },
     request(path, init = {}) {
       const { key = production.apiKey, headers, ...rest } = init;
       const allHeaders = new Headers(headers);

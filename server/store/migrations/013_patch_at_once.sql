@@ -72,37 +72,42 @@ BEGIN
     RETURN;
   END IF;
 
-  WITH patched AS (
-    UPDATE subscribers s SET
-      first_name = CASE WHEN 'firstName' = ANY (fields) THEN new_first_name ELSE s.first_name END,
-      last_name = CASE WHEN 'lastName' = ANY (fields) THEN new_last_name ELSE s.last_name END,
-      email = CASE WHEN 'email' = ANY (fields) THEN new_email ELSE s.email END,
-      phone = CASE WHEN 'phone' = ANY (fields) THEN new_phone ELSE s.phone END,
-      avatar = CASE WHEN 'avatar' = ANY (fields) THEN new_avatar ELSE s.avatar END,
-      locale = CASE WHEN 'locale' = ANY (fields) THEN new_locale ELSE s.locale END,
-      timezone = CASE WHEN 'timezone' = ANY (fields) THEN new_timezone ELSE s.timezone END,
-      data = CASE WHEN 'data' = ANY (fields) THEN new_data ELSE s.data END,
-      version = s.version + 1,
-      -- As the store's own PATCH (subscribers.ts): the statement's time, never before the time it replaces.
-      updated_at = greatest(date_trunc('milliseconds', statement_timestamp()), s.updated_at)
-    WHERE s.environment_id = for_environment AND s.subscriber_id = for_subscriber AND s.deleted = false
-      AND (('firstName' = ANY (fields) AND s.first_name IS DISTINCT FROM new_first_name)
-        OR ('lastName' = ANY (fields) AND s.last_name IS DISTINCT FROM new_last_name)
-        OR ('email' = ANY (fields) AND s.email IS DISTINCT FROM new_email)
-        OR ('phone' = ANY (fields) AND s.phone IS DISTINCT FROM new_phone)
-        OR ('avatar' = ANY (fields) AND s.avatar IS DISTINCT FROM new_avatar)
-        OR ('locale' = ANY (fields) AND s.locale IS DISTINCT FROM new_locale)
-        OR ('timezone' = ANY (fields) AND s.timezone IS DISTINCT FROM new_timezone)
-        OR ('data' = ANY (fields) AND s.data IS DISTINCT FROM new_data))
-    RETURNING s.id, s.environment_id, s.organization_id, s.subscriber_id, s.first_name, s.last_name, s.email,
-      s.phone, s.avatar, s.locale, s.timezone, s.channels, s.topics, s.is_online, s.last_online_at, s.version, s.data,
-      s.deleted, s.created_at, s.updated_at
-  ), ordered AS (
-    UPDATE subscriber_update_order o SET updated_at = p.updated_at
-    FROM patched p
-    WHERE o.environment_id = for_environment AND o.id = p.id
-  )
-  SELECT to_jsonb(p) INTO answer FROM patched p;
+  -- A PATCH that sets no field changes nothing: no UPDATE then. (Its condition would be false for these values, which
+  -- Citus routes to no shard of the table, and runs the statement in a way that fails inside this call: "cannot
+  -- execute a distributed query from a query on a shard".)
+  IF cardinality(fields) > 0 THEN
+    WITH patched AS (
+      UPDATE subscribers s SET
+        first_name = CASE WHEN 'firstName' = ANY (fields) THEN new_first_name ELSE s.first_name END,
+        last_name = CASE WHEN 'lastName' = ANY (fields) THEN new_last_name ELSE s.last_name END,
+        email = CASE WHEN 'email' = ANY (fields) THEN new_email ELSE s.email END,
+        phone = CASE WHEN 'phone' = ANY (fields) THEN new_phone ELSE s.phone END,
+        avatar = CASE WHEN 'avatar' = ANY (fields) THEN new_avatar ELSE s.avatar END,
+        locale = CASE WHEN 'locale' = ANY (fields) THEN new_locale ELSE s.locale END,
+        timezone = CASE WHEN 'timezone' = ANY (fields) THEN new_timezone ELSE s.timezone END,
+        data = CASE WHEN 'data' = ANY (fields) THEN new_data ELSE s.data END,
+        version = s.version + 1,
+        -- As the store's own PATCH (subscribers.ts): the statement's time, never before the time it replaces.
+        updated_at = greatest(date_trunc('milliseconds', statement_timestamp()), s.updated_at)
+      WHERE s.environment_id = for_environment AND s.subscriber_id = for_subscriber AND s.deleted = false
+        AND (('firstName' = ANY (fields) AND s.first_name IS DISTINCT FROM new_first_name)
+          OR ('lastName' = ANY (fields) AND s.last_name IS DISTINCT FROM new_last_name)
+          OR ('email' = ANY (fields) AND s.email IS DISTINCT FROM new_email)
+          OR ('phone' = ANY (fields) AND s.phone IS DISTINCT FROM new_phone)
+          OR ('avatar' = ANY (fields) AND s.avatar IS DISTINCT FROM new_avatar)
+          OR ('locale' = ANY (fields) AND s.locale IS DISTINCT FROM new_locale)
+          OR ('timezone' = ANY (fields) AND s.timezone IS DISTINCT FROM new_timezone)
+          OR ('data' = ANY (fields) AND s.data IS DISTINCT FROM new_data))
+      RETURNING s.id, s.environment_id, s.organization_id, s.subscriber_id, s.first_name, s.last_name, s.email,
+        s.phone, s.avatar, s.locale, s.timezone, s.channels, s.topics, s.is_online, s.last_online_at, s.version, s.data,
+        s.deleted, s.created_at, s.updated_at
+    ), ordered AS (
+      UPDATE subscriber_update_order o SET updated_at = p.updated_at
+      FROM patched p
+      WHERE o.environment_id = for_environment AND o.id = p.id
+    )
+    SELECT to_jsonb(p) INTO answer FROM patched p;
+  END IF;
 
   IF answer IS NULL THEN
     -- Nothing changed, or no such subscriber: the answer is the row as it is.
