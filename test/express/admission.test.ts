@@ -2,15 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import { Admission, Limiter } from "../../express/admission.js";
-
-/** A promise and its resolver. */
-function gate(): { opened: Promise<void>; open(): void } {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
-}
+import { gate } from "../support/gate.js";
 
 describe("Limiter", () => {
   it("runs up to maxInFlight at once, queues up to maxQueue, refuses the next at once, and passes turns on", async () => {

@@ -2,6 +2,7 @@
 import { MemoryIdempotencyStore, MemoryRateLimitStore, type StoredAnswer } from "@novu-query/express";
 import { describe, expect, it } from "vitest";
 import { decide } from "../../express/rate-limit.js";
+import { gate } from "../support/gate.js";
 
 describe("MemoryRateLimitStore", () => {
   it("refills at the per-minute rate up to the burst", () => {
@@ -33,10 +34,7 @@ describe("MemoryIdempotencyStore", () => {
 
   it("gives a key to one session at a time, and back when the session ends", async () => {
     const store = new MemoryIdempotencyStore();
-    let release!: () => void;
-    const holding = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { opened: holding, open: release } = gate();
     const first = store.session("env", "k", async (session) => {
       expect(await session.claim()).toBe(true);
       await holding;

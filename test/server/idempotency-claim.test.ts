@@ -10,6 +10,7 @@ import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Store } from "../../server/store/store.js";
 import { drivers, emptyStores } from "../support/databases.js";
+import { gate } from "../support/gate.js";
 
 const environmentId = "66e2d7c029ffca152fe17b8b";
 const answer = { fingerprint: "f".repeat(64), statusCode: 200, body: '{"data":{"_id":"x"}}' };
@@ -44,14 +45,8 @@ describe.each(drivers)("claiming an idempotency key (%s)", (driver) => {
     "reports a key another transaction holds, and reads an answer committed after its statement began",
     async () => {
       const store = await storeWithEnvironment(stores);
-      let commit!: () => void;
-      const committing = new Promise<void>((resolve) => {
-        commit = resolve;
-      });
-      let claimedAndSaved!: () => void;
-      const held = new Promise<void>((resolve) => {
-        claimedAndSaved = resolve;
-      });
+      const { opened: committing, open: commit } = gate();
+      const { opened: held, open: claimedAndSaved } = gate();
       const first = store.transaction(async (tx) => {
         expect((await tx.idempotency.claim(environmentId, "k3")).locked).toBe(true);
         await tx.idempotency.save(environmentId, "k3", answer, 60);

@@ -16,18 +16,10 @@ import { costOf } from "../../server/cost.js";
 import { handlers as realHandlers } from "../../server/handlers/index.js";
 import { openStore } from "../../server/store/store.js";
 import { createPostgresDatabase, drivers, onCitus } from "../support/databases.js";
+import { gate } from "../support/gate.js";
 import { json, jsonPatch, startTestServer, type TestServer } from "../support/server.js";
 
 const errorDto = validatorAt(createSpecAjv(), "/components/schemas/ErrorDto");
-
-/** A promise and its resolver. */
-function gate(): { opened: Promise<void>; open(): void } {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
-}
 
 async function expectBusy(response: Response): Promise<void> {
   expect(response.status).toBe(503);

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Subscriber } from "../../generated/schema.js";
 import type { SubscriberRow } from "../../server/store/rows.js";
 import { drivers } from "../support/databases.js";
+import { gate } from "../support/gate.js";
 import { jsonPatch, startTestServer, type TestServer } from "../support/server.js";
 
 const fingerprint = (n: number) => String(n).padStart(64, "0");
@@ -164,14 +165,8 @@ describe.each(drivers)("a PATCH with an idempotency key at once (%s)", (driver) 
       const subscriber = take();
       const key = newKey();
       const before = await versionOf(subscriber.subscriber_id);
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let claimed!: () => void;
-      const holding = new Promise<void>((resolve) => {
-        claimed = resolve;
-      });
+      const { opened: released, open: release } = gate();
+      const { opened: holding, open: claimed } = gate();
       const holder = server.store.transaction(async (tx) => {
         await tx.idempotency.claim(environmentId(), key);
         claimed();
@@ -198,14 +193,8 @@ describe.each(drivers)("a PATCH with an idempotency key at once (%s)", (driver) 
       const subscriber = take();
       const key = newKey();
       const before = await versionOf(subscriber.subscriber_id);
-      let commit!: () => void;
-      const committing = new Promise<void>((resolve) => {
-        commit = resolve;
-      });
-      let saved!: () => void;
-      const holding = new Promise<void>((resolve) => {
-        saved = resolve;
-      });
+      const { opened: committing, open: commit } = gate();
+      const { opened: holding, open: saved } = gate();
       const first = server.store.transaction(async (tx) => {
         await tx.idempotency.claim(environmentId(), key);
         await tx.idempotency.save(
