@@ -102,3 +102,43 @@ export async function dropCitusDatabase(coordinatorUrl: string, workers: string,
     }
   }
 }
+
+/**
+ * Readies a migrated database of the cluster to be copied (`copyCitusDatabase`): on every node, no new connections
+ * and none left (the coordinator's cached ones to the workers and the maintenance daemon, which Citus would start
+ * again on the next connection), as CREATE DATABASE … TEMPLATE needs.
+ */
+export async function closeForCopying(coordinatorUrl: string, workers: string, name: string): Promise<void> {
+  for (const node of clusterNodes(coordinatorUrl, workers)) {
+    await run(urlOf(coordinatorUrl, node.host, node.port, "postgres"), [
+      `ALTER DATABASE ${name} ALLOW_CONNECTIONS false`,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`,
+    ]);
+  }
+}
+
+/**
+ * A copy of a database that `closeForCopying` readied, made node by node: each node's copy holds that node's part
+ * (the coordinator's metadata, a worker's shards), and Citus finds the workers by the database's own name, so the
+ * copies make a cluster database as `createCitusDatabase` and the migrations would (well under a second, against
+ * several on a busy machine). Database settings are not copied: `shardCount` is set again, on the coordinator.
+ */
+export async function copyCitusDatabase(
+  coordinatorUrl: string,
+  workers: string,
+  template: string,
+  name: string,
+  options: { shardCount?: number } = {},
+): Promise<string> {
+  const nodes = clusterNodes(coordinatorUrl, workers);
+  for (const node of nodes)
+    await run(urlOf(coordinatorUrl, node.host, node.port, "postgres"), [
+      `CREATE DATABASE ${name} TEMPLATE ${template}`,
+    ]);
+  const [coordinator] = nodes;
+  if (options.shardCount)
+    await run(urlOf(coordinatorUrl, coordinator.host, coordinator.port, "postgres"), [
+      `ALTER DATABASE ${name} SET citus.shard_count = ${options.shardCount}`,
+    ]);
+  return urlOf(coordinatorUrl, coordinator.host, coordinator.port, name);
+}

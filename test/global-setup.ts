@@ -6,7 +6,9 @@
  * two workers (scripts/citus.sh; TEST_CITUS_WORKERS names the workers), with no replica. Also names the folder of the
  * run's packed tarballs (test/support/tarballs.ts) and removes it afterwards. Names the PGlite template (a migrated
  * empty database, ConnectOptions.pgliteTemplate: the server's cached one) that the test stores in memory start from:
- * initdb and the migrations once per set of migrations instead of once per database (about 2 s of CPU each).
+ * initdb and the migrations once per set of migrations instead of once per database (about 2 s of CPU each). On
+ * PostgreSQL and Citus, makes the like of it (TEST_POSTGRES_TEMPLATE, test/support/databases.ts): a migrated database
+ * that the test servers' and stores' databases are copied from.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -14,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cachedPGliteTemplate, defaultTemplateDir, writePGliteTemplate } from "../server/store/pglite-template.js";
+import { createPostgresTemplate } from "./support/databases.js";
 import { removeTarballs } from "./support/tarballs.js";
 
 const script = fileURLToPath(new URL("../scripts/postgres.sh", import.meta.url));
@@ -54,7 +57,7 @@ function startCitus(): () => void {
   };
 }
 
-export default async function setup(): Promise<() => void> {
+export default async function setup(): Promise<() => Promise<void>> {
   process.env.NOVU_QUERY_TARBALLS = join(tmpdir(), `novu-query-tarballs-${process.pid}-${Date.now()}`);
   // The server's cached one (written once per set of migrations); the run's own where it cannot be written.
   const templateDir = mkdtempSync(join(tmpdir(), "novu-query-pglite-template-"));
@@ -62,9 +65,14 @@ export default async function setup(): Promise<() => void> {
   process.env.TEST_PGLITE_TEMPLATE = cached ?? join(templateDir, "migrated.tar");
   if (!cached) await writePGliteTemplate(process.env.TEST_PGLITE_TEMPLATE);
   const stopPostgres = startPostgres();
-  return () => {
+  // On PostgreSQL, the same once per run: a migrated template the test databases copy (on Citus, one on each node).
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  const postgresTemplate = adminUrl ? await createPostgresTemplate(adminUrl) : undefined;
+  if (postgresTemplate) process.env.TEST_POSTGRES_TEMPLATE = postgresTemplate.name;
+  return async () => {
     removeTarballs();
     rmSync(templateDir, { recursive: true, force: true });
+    await postgresTemplate?.drop();
     stopPostgres?.();
   };
 }

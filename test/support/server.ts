@@ -46,7 +46,7 @@ export const testDemo: DemoOptions = { ...defaultDemoOptions, subscribers: 150, 
 
 /** The real app (same code as `npm start`) on a random loopback port, over a fresh database with demo data. */
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
-  const database = options.driver === "postgres" ? await createPostgresDatabase() : undefined;
+  const database = options.driver === "postgres" ? await createPostgresDatabase({ migrated: true }) : undefined;
   // Tests change keys and retention and expect the next request to see it: no key cache unless a test asks.
   const config = { ...loadConfig({}), validateResponses: true, apiKeyCacheSeconds: 0, ...options.config };
   const opened = await openStore({
