@@ -55,9 +55,10 @@ export const notRuntime = [
   "test/server/notification-answers.test.ts",
   // NODE_ENV=production's refusals are the server's logic; start.test.ts starts and stops processes on each Node.
   "test/server/production-start.test.ts",
-  // What the database decides: statistics after a load, the migration lock under a statement timeout.
+  // What the database decides: statistics after a load, the migration lock under a statement timeout, the template.
   "test/server/statistics.test.ts",
   "test/server/migration-lock.test.ts",
+  "test/server/postgres-template.test.ts",
   // The rate limits' arithmetic and policy (the HTTP layer they answer through is covered by the suites above).
   "test/server/limits.test.ts",
   // Generated code and the schemas' parsing: plain JavaScript, which the runtime does not change.

@@ -7,31 +7,16 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { type Kysely, sql } from "kysely";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lockFileName } from "../../server/store/data-directory-lock.js";
 import { unpackingMarker } from "../../server/store/pglite-open.js";
 import { cachedPGliteTemplate } from "../../server/store/pglite-template.js";
-import type { Database } from "../../server/store/schema.js";
 import { openStore } from "../../server/store/store.js";
+import { schemaOf } from "../support/schema.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pglite-template-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** The migrations applied, and every table, index, function and trigger of the public schema with its definition. */
-async function schemaOf(db: Kysely<Database>) {
-  const migrations = await sql<{ name: string }>`SELECT name FROM schema_migrations ORDER BY name`.execute(db);
-  const objects = await sql<{ object: string }>`
-    SELECT 'relation ' || c.relname || ' ' || c.relkind::text || ' ' || coalesce(pg_get_indexdef(c.oid), '') AS object
-      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public'
-    UNION ALL
-    SELECT 'function ' || p.proname || ' ' || pg_get_functiondef(p.oid)
-      FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public' AND p.prokind = 'f'
-    UNION ALL
-    SELECT 'trigger ' || pg_get_triggerdef(t.oid) FROM pg_trigger t WHERE NOT t.tgisinternal
-    ORDER BY 1`.execute(db);
-  return { migrations: migrations.rows.map((row) => row.name), objects: objects.rows.map((row) => row.object) };
-}
 
 describe("a PGlite template", () => {
   const cache = join(dir, "cache");
