@@ -12,6 +12,7 @@ import {
 } from "kysely";
 import { answerText, type LiveColumns, toNotification } from "./notification-answer.js";
 import { generic, prepared } from "./prepared-statements.js";
+import { ReusableStatement } from "./reusable-statement.js";
 import type { Database, NotificationsTable } from "./schema.js";
 import { liveOnly, pageBound, toIso } from "./sql-helpers.js";
 import type { SubstringFilter } from "./substring-filter.js";
@@ -140,6 +141,10 @@ const subscriberFilterSql: {
 const hasFilter = (query: NotificationQuery) =>
   (Object.keys(filterSql) as FilterName[]).some((name) => given(query, name) !== undefined);
 
+/** Whether the query gives any filter on the notification's subscriber. */
+const hasSubscriberFilter = (query: NotificationQuery) =>
+  (Object.keys(subscriberFilterSql) as SubscriberFilterName[]).some((name) => given(query, name) !== undefined);
+
 /** The query's value for a filter, or undefined when it has none (an empty list is none). */
 function given<Name extends keyof Filters>(
   query: NotificationQuery,
@@ -150,6 +155,136 @@ function given<Name extends keyof Filters>(
     ? undefined
     : (value as NonNullable<Filters[Name]>);
 }
+
+/**
+ * The conditions on a notification: its environment and window, every filter the query gives (ANDed), and, when
+ * the subscriber filters give any SELECTs, a subscriber among their union (none resolving: no rows).
+ */
+function filters(eb: Where, environmentId: string, query: NotificationQuery, recipients: SubscriberSelects) {
+  const conditions: Expression<SqlBool>[] = [
+    eb("n.environment_id", "=", environmentId),
+    eb("n.created_at", ">=", query.after),
+    eb("n.created_at", "<=", query.before),
+  ];
+  for (const name of Object.keys(filterSql) as FilterName[]) {
+    const value = given(query, name);
+    if (value !== undefined) conditions.push(filterSql[name](eb, value as never));
+  }
+  const [first, ...rest] = recipients;
+  if (first) {
+    conditions.push(eb("n.subscriber_id", "in", rest.reduce((union, part) => union.union(part), first) as never));
+  }
+  return conditions;
+}
+
+/**
+ * The ids (and creation times) of the page and one more row. When a filter on channels, severity with channels, or
+ * a topic key matches few notifications (by the kept term counts), its matches are collected from the GIN index and
+ * sorted; otherwise the newest-first index is walked, which finds a page of a common filter after a few rows but
+ * would read the whole environment for a filter that matches nothing.
+ */
+function pageIds(
+  db: Kysely<Tables>,
+  environmentId: string,
+  query: NotificationQuery,
+  rareTerms: string[] | undefined,
+  recipients: SubscriberSelects,
+) {
+  // Written into the statement, not bound: a generic plan (D46) costs a bound LIMIT or OFFSET as a tenth of the rows
+  // and sorts the whole window for it (on the bench data, 445,000 rows and 130 ms for a page of the unfiltered list),
+  // where with the numbers in the text it reads the newest-first index until the page is full (0.4 ms). Both are
+  // whole numbers checked by the contract (limit 1-100, page an int32), so the text is a number and nothing else.
+  const limit = pageBound(query.limit + 1);
+  const offset = pageBound(query.page * query.limit);
+  if (rareTerms) {
+    return db
+      .with(
+        (cte) => cte("candidates").materialized(),
+        (inner) =>
+          inner
+            .selectFrom("notifications as n")
+            .select(["n.id", "n.created_at"])
+            .where((eb) => eb.and(filters(eb, environmentId, query, recipients)))
+            .where("n.filter_terms", "&&", sql<string[]>`${rareTerms}::text[]`),
+      )
+      .selectFrom("candidates")
+      .select(["id", "created_at"])
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .offset(offset)
+      .limit(limit);
+  }
+  return db
+    .selectFrom("notifications as n")
+    .select(["n.id", "n.created_at"])
+    .where((eb) => eb.and(filters(eb, environmentId, query, recipients)))
+    .orderBy("n.created_at", "desc")
+    .orderBy("n.id", "desc")
+    .offset(offset)
+    .limit(limit);
+}
+
+/**
+ * A page's statement: its rows' ids (`pageIds`), and only those rows read and joined, so the skipped rows of a deep
+ * page cost an index entry, not a wide row and two joins. Each notification's own fields are its kept text (D59), its
+ * subscriber and workflow read beside it.
+ */
+function pageStatement(
+  db: Kysely<Tables>,
+  environmentId: string,
+  query: NotificationQuery,
+  rareTerms: string[] | undefined,
+  recipients: SubscriberSelects,
+) {
+  return (
+    db
+      .selectFrom(pageIds(db, environmentId, query, rareTerms, recipients).as("p"))
+      // The whole key, so that each row is looked up in its own month's partition (and, on Citus, shard) only.
+      .innerJoin("notifications as n", (join) =>
+        join.onRef("n.id", "=", "p.id").onRef("n.created_at", "=", "p.created_at"),
+      )
+      .leftJoin("subscribers as s", joinSubscriber)
+      .leftJoin("workflows as w", joinWorkflow)
+      .where("n.environment_id", "=", environmentId)
+      .select(["n.id", "n.answer"])
+      .select(joinedColumns)
+      .orderBy("p.created_at", "desc")
+      .orderBy("p.id", "desc")
+  );
+}
+
+/**
+ * The first pages of the unfiltered list (D46, D62), on their generic plan, built once per limit and page
+ * (reusable-statement.ts, D69): the environment and the window are its values.
+ */
+const firstPage = new ReusableStatement(
+  "unfiltered list page",
+  ({ limit, page }: { limit: number; page: number }) => `${limit}/${page}`,
+  (
+    db: Kysely<Tables>,
+    { limit, page },
+    { environmentId, after, before }: { environmentId: string; after: Date; before: Date },
+  ) => pageStatement(db, environmentId, { limit, page, after, before }, undefined, []).modifyEnd(generic),
+);
+
+/**
+ * What a read by id sends: the notification's kept text and its summaries' columns (the whole row only for a row written
+ * before migration 012, which has no kept text yet). One shape, built once (D69).
+ */
+const answerById = new ReusableStatement(
+  "notification by id",
+  () => "",
+  (db: Kysely<Tables>, _shape, { environmentId, notificationId }: { environmentId: string; notificationId: string }) =>
+    db
+      .selectFrom("notifications as n")
+      .leftJoin("subscribers as s", joinSubscriber)
+      .leftJoin("workflows as w", joinWorkflow)
+      .select(["n.answer", "n.created_at"])
+      .select(joinedColumns)
+      .where("n.environment_id", "=", environmentId)
+      .where("n.id", "=", notificationId)
+      .modifyEnd(prepared),
+);
 
 export class NotificationStore {
   private readonly db: Kysely<Database>;
@@ -174,36 +309,20 @@ export class NotificationStore {
 
   /**
    * One page, newest first, as the JSON text of its answer; looks one row ahead so that `hasMore` is exact. One
-   * statement: the page's ids are found first (from the indexes alone where the filters allow), and only those rows
-   * are read and joined, so the skipped rows of a deep page cost an index entry, not a wide row and two joins. Each
-   * notification's own fields are its kept text (D59), its subscriber and workflow read beside it. In pieces whose
-   * concatenation is the page: a page of 50 is over 128 KB, and one string that long is a large-object allocation in
-   * V8 for every request (0.7 ms, measured), where the pieces are written into the answer's bytes as they are
-   * (`serialized` in @novu-query/express).
+   * statement (`pageStatement`); the unfiltered list's first pages on their generic plan, built once (`firstPage`). In
+   * pieces whose concatenation is the page: a page of 50 is over 128 KB, and one string that long is a large-object
+   * allocation in V8 for every request (0.7 ms, measured), where the pieces are written into the answer's bytes as they
+   * are (`serialized` in @novu-query/express).
    */
   async pagePieces(environmentId: string, query: NotificationQuery): Promise<string[]> {
-    const [rareTerms, recipients] = await Promise.all([
-      this.rareTerms(environmentId, query),
-      this.recipients(environmentId, query),
-    ]);
-    const page = this.pageIds(environmentId, query, rareTerms, recipients);
-    const unfiltered = recipients.length === 0 && !hasFilter(query);
-    const rows = (await (this.db as unknown as Kysely<Tables>)
-      .selectFrom(page.as("p"))
-      // The whole key, so that each row is looked up in its own month's partition (and, on Citus, shard) only.
-      .innerJoin("notifications as n", (join) =>
-        join.onRef("n.id", "=", "p.id").onRef("n.created_at", "=", "p.created_at"),
-      )
-      .leftJoin("subscribers as s", joinSubscriber)
-      .leftJoin("workflows as w", joinWorkflow)
-      .where("n.environment_id", "=", environmentId)
-      .select(["n.id", "n.answer"])
-      .select(joinedColumns)
-      .orderBy("p.created_at", "desc")
-      .orderBy("p.id", "desc")
-      // The first pages only (D46, D62): past them the generic plan may read and sort the whole window instead.
-      .$if(unfiltered && query.page * query.limit <= genericOffsetBound, (statement) => statement.modifyEnd(generic))
-      .execute()) as PageRow[];
+    const first = !hasFilter(query) && !hasSubscriberFilter(query) && query.page * query.limit <= genericOffsetBound;
+    const rows = first
+      ? await firstPage.execute(
+          this.db as unknown as Kysely<Tables>,
+          { limit: query.limit, page: query.page },
+          { environmentId, after: query.after, before: query.before },
+        )
+      : await this.otherPage(environmentId, query);
     const answers = await this.answers(environmentId, rows.slice(0, query.limit));
     const pieces = ['{"data":['];
     for (const [i, answer] of answers.entries()) pieces.push(i === 0 ? answer : `,${answer}`);
@@ -219,6 +338,16 @@ export class NotificationStore {
   /** One page, newest first, as objects (what `pageText` sends, parsed). */
   async list(environmentId: string, query: NotificationQuery): Promise<NotificationPage> {
     return JSON.parse(await this.pageText(environmentId, query)) as NotificationPage;
+  }
+
+  /** A page of a filtered list, or a deep page of the unfiltered one: planned for its values. */
+  private async otherPage(environmentId: string, query: NotificationQuery): Promise<PageRow[]> {
+    const [rareTerms, recipients] = await Promise.all([
+      this.rareTerms(environmentId, query),
+      this.recipients(environmentId, query),
+    ]);
+    const db = this.db as unknown as Kysely<Tables>;
+    return await pageStatement(db, environmentId, query, rareTerms, recipients).execute();
   }
 
   /**
@@ -242,53 +371,6 @@ export class NotificationStore {
     }
     // A row gone between the two statements (its month purged) is left out, as if the page had been read after.
     return rows.flatMap((row) => (row.answer === null ? (typed.get(row.id) ?? []) : [answerText(row.answer, row)]));
-  }
-
-  /**
-   * The ids (and creation times) of the page and one more row. When a filter on channels, severity with channels, or
-   * a topic key matches few notifications (by the kept term counts), its matches are collected from the GIN index and
-   * sorted; otherwise the newest-first index is walked, which finds a page of a common filter after a few rows but
-   * would read the whole environment for a filter that matches nothing.
-   */
-  private pageIds(
-    environmentId: string,
-    query: NotificationQuery,
-    rareTerms: string[] | undefined,
-    recipients: SubscriberSelects,
-  ) {
-    const db = this.db as unknown as Kysely<Tables>;
-    // Written into the statement, not bound: a generic plan (D46) costs a bound LIMIT or OFFSET as a tenth of the rows
-    // and sorts the whole window for it (on the bench data, 445,000 rows and 130 ms for a page of the unfiltered list),
-    // where with the numbers in the text it reads the newest-first index until the page is full (0.4 ms). Both are
-    // whole numbers checked by the contract (limit 1-100, page an int32), so the text is a number and nothing else.
-    const limit = pageBound(query.limit + 1);
-    const offset = pageBound(query.page * query.limit);
-    if (rareTerms) {
-      return db
-        .with(
-          (cte) => cte("candidates").materialized(),
-          (inner) =>
-            inner
-              .selectFrom("notifications as n")
-              .select(["n.id", "n.created_at"])
-              .where((eb) => eb.and(this.filters(eb, environmentId, query, recipients)))
-              .where("n.filter_terms", "&&", sql<string[]>`${rareTerms}::text[]`),
-        )
-        .selectFrom("candidates")
-        .select(["id", "created_at"])
-        .orderBy("created_at", "desc")
-        .orderBy("id", "desc")
-        .offset(offset)
-        .limit(limit);
-    }
-    return db
-      .selectFrom("notifications as n")
-      .select(["n.id", "n.created_at"])
-      .where((eb) => eb.and(this.filters(eb, environmentId, query, recipients)))
-      .orderBy("n.created_at", "desc")
-      .orderBy("n.id", "desc")
-      .offset(offset)
-      .limit(limit);
   }
 
   /** The filter terms of the query's rarest term filter, when at most `rareTermLimit` notifications carry them. */
@@ -324,16 +406,7 @@ export class NotificationStore {
    * and `filter_terms` included, only for a row written before migration 012, which has no kept text yet.
    */
   async answer(environmentId: string, notificationId: string): Promise<NotificationAnswer | undefined> {
-    const row = (await (this.db as unknown as Kysely<Tables>)
-      .selectFrom("notifications as n")
-      .leftJoin("subscribers as s", joinSubscriber)
-      .leftJoin("workflows as w", joinWorkflow)
-      .select(["n.answer", "n.created_at"])
-      .select(joinedColumns)
-      .where("n.environment_id", "=", environmentId)
-      .where("n.id", "=", notificationId)
-      .modifyEnd(prepared)
-      .executeTakeFirst()) as (LiveColumns & { answer: string | null; created_at: Date }) | undefined;
+    const [row] = await answerById.execute(this.db as unknown as Kysely<Tables>, "", { environmentId, notificationId });
     if (!row) return undefined;
     if (row.answer !== null) return { createdAt: toIso(row.created_at), text: answerText(row.answer, row) };
     const whole = (await this.joined()
@@ -366,26 +439,5 @@ export class NotificationStore {
       }),
     );
     return parts.flat();
-  }
-
-  /**
-   * The conditions on a notification: its environment and window, every filter the query gives (ANDed), and, when
-   * the subscriber filters give any SELECTs, a subscriber among their union (none resolving: no rows).
-   */
-  private filters(eb: Where, environmentId: string, query: NotificationQuery, recipients: SubscriberSelects) {
-    const conditions: Expression<SqlBool>[] = [
-      eb("n.environment_id", "=", environmentId),
-      eb("n.created_at", ">=", query.after),
-      eb("n.created_at", "<=", query.before),
-    ];
-    for (const name of Object.keys(filterSql) as FilterName[]) {
-      const value = given(query, name);
-      if (value !== undefined) conditions.push(filterSql[name](eb, value as never));
-    }
-    const [first, ...rest] = recipients;
-    if (first) {
-      conditions.push(eb("n.subscriber_id", "in", rest.reduce((union, part) => union.union(part), first) as never));
-    }
-    return conditions;
   }
 }

@@ -9,11 +9,13 @@ import {
   type Expression,
   type ExpressionBuilder,
   type Kysely,
+  type Selectable,
   type SelectQueryBuilder,
   type SqlBool,
   sql,
 } from "kysely";
 import { generic, prepared } from "./prepared-statements.js";
+import { ReusableStatement } from "./reusable-statement.js";
 import type { Database } from "./schema.js";
 import { likeContains, liveOnly, pageBound } from "./sql-helpers.js";
 import type { ConditionUse, SearchedColumn, SubstringFilter } from "./substring-filter.js";
@@ -104,6 +106,21 @@ const walkMargin = 4;
 /** A sort key: the order column's value and the `_id`. */
 type Key = readonly [unknown, string];
 
+/** A search's order, and which way its page is read: towards the end of the order (`after`, or no cursor) or its start. */
+interface SearchOrder {
+  orderBy: SubscriberOrderBy;
+  orderDirection: SubscriberSearch["orderDirection"];
+  forward: boolean;
+}
+
+/** What decides the text of an unfiltered search's page statement (D69): its order, its cursor, its size, its columns. */
+interface UnfilteredPageShape extends SearchOrder {
+  cursor: boolean;
+  includeCursor: boolean;
+  limit: number;
+  columns: readonly string[];
+}
+
 /** One search, planned: the matching condition and the order, and how to read rows past a key. */
 class SearchPlan {
   readonly column: (typeof sortColumns)[SubscriberOrderBy];
@@ -126,14 +143,14 @@ class SearchPlan {
    */
   readonly unfiltered: boolean;
 
-  constructor(query: SubscriberSearch, environmentId: string, conditions: Condition[], visit?: number) {
+  constructor(order: SearchOrder, environmentId: string, conditions: Condition[], visit?: number) {
     this.environmentId = environmentId;
     this.visit = visit;
     this.filtered = (eb) => eb.and(conditions.map((condition) => condition(eb)));
     this.unfiltered = conditions.length === 0;
-    this.column = sortColumns[query.orderBy];
-    this.ascending = query.orderDirection === "ASC";
-    this.forward = query.before === undefined;
+    this.column = sortColumns[order.orderBy];
+    this.ascending = order.orderDirection === "ASC";
+    this.forward = order.forward;
     this.matching = (eb) =>
       eb.and([
         eb("environment_id", "=", environmentId),
@@ -195,7 +212,8 @@ export class SubscriberSearchQueries {
     const conditions = await Promise.all(
       givenFilters(query).map(([name, value]) => filterSql[name].condition(value, this.substring, use)),
     );
-    return new SearchPlan(query, environmentId, conditions, visit);
+    const order = { orderBy: query.orderBy, orderDirection: query.orderDirection, forward: query.before === undefined };
+    return new SearchPlan(order, environmentId, conditions, visit);
   }
 
   /**
@@ -344,19 +362,29 @@ export class SubscriberSearchQueries {
     cursor: Key | undefined,
     columns: readonly Columns[],
   ) {
-    const direction = plan.direction(plan.forward);
-    const from = cursor && { key: cursor, inclusive: query.includeCursor };
-    const ids = this.idsInOrder(plan, plan.forward, query.limit + 1, from);
-    const rows = await this.reads
-      .selectFrom("subscribers")
-      .select(columns)
-      .$if(plan.unfiltered, (statement) => statement.select(this.liveSubscribersQuery(plan.environmentId).as("live")))
-      .where("id", "in", ids)
-      .where("environment_id", "=", plan.environmentId)
-      .orderBy(plan.column, direction)
-      .orderBy("id", direction)
-      .$if(plan.unfiltered, (statement) => statement.modifyEnd(generic))
-      .execute();
+    type Row = Pick<Selectable<Database["subscribers"]>, Columns> & { live?: string | null };
+    const rows = (
+      plan.unfiltered
+        ? await this.unfilteredPage.execute(
+            this.reads,
+            {
+              orderBy: query.orderBy,
+              orderDirection: query.orderDirection,
+              forward: plan.forward,
+              cursor: cursor !== undefined,
+              includeCursor: query.includeCursor,
+              limit: query.limit,
+              columns,
+            },
+            { environmentId: plan.environmentId, cursorValue: cursor?.[0], cursorId: cursor?.[1] },
+          )
+        : await this.pageStatement(
+            plan,
+            query.limit,
+            cursor && { key: cursor, inclusive: query.includeCursor },
+            columns,
+          ).execute()
+    ) as Row[];
     if (plan.visit !== undefined && rows.length <= query.limit) return undefined;
     const items = rows.slice(0, query.limit);
     if (!plan.forward) items.reverse();
@@ -364,6 +392,53 @@ export class SubscriberSearchQueries {
     const live = (rows[0] as { live?: unknown } | undefined)?.live;
     return { items, more: rows.length > query.limit, live: live === undefined ? undefined : Number(live ?? 0) };
   }
+
+  /**
+   * A page's statement: the ids in order (`idsInOrder`), then only those rows whole; with no filter, the kept count of
+   * live subscribers beside them, on the generic plan.
+   */
+  private pageStatement<Columns extends keyof Database["subscribers"] & string>(
+    plan: SearchPlan,
+    limit: number,
+    from: { key: Key; inclusive: boolean } | undefined,
+    columns: readonly Columns[],
+  ) {
+    const direction = plan.direction(plan.forward);
+    return this.reads
+      .selectFrom("subscribers")
+      .select(columns)
+      .$if(plan.unfiltered, (statement) => statement.select(this.liveSubscribersQuery(plan.environmentId).as("live")))
+      .where("id", "in", this.idsInOrder(plan, plan.forward, limit + 1, from))
+      .where("environment_id", "=", plan.environmentId)
+      .orderBy(plan.column, direction)
+      .orderBy("id", direction)
+      .$if(plan.unfiltered, (statement) => statement.modifyEnd(generic));
+  }
+
+  /**
+   * The unfiltered search's page, built once per shape (D69): the environment and the cursor's key are its values. Its
+   * plan is the order's index whatever they are (D56).
+   */
+  private readonly unfilteredPage = new ReusableStatement(
+    "unfiltered subscriber search page",
+    (shape: UnfilteredPageShape) =>
+      `${shape.orderBy}/${shape.orderDirection}/${shape.forward}/${shape.cursor}/${shape.includeCursor}/${shape.limit}/${shape.columns.join(",")}`,
+    (
+      _db: Kysely<Database>,
+      shape,
+      values: { environmentId: string; cursorValue: unknown; cursorId: string | undefined },
+    ) => {
+      const plan = new SearchPlan(shape, values.environmentId, []);
+      const key: Key = [values.cursorValue, values.cursorId as string];
+      const columns = shape.columns as (keyof Database["subscribers"] & string)[];
+      return this.pageStatement(
+        plan,
+        shape.limit,
+        shape.cursor ? { key, inclusive: shape.includeCursor } : undefined,
+        columns,
+      );
+    },
+  );
 
   /**
    * Whether a matching row lies past `key`, towards the end of the order (`onward`) or its start; undefined when a
