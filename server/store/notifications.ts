@@ -10,7 +10,7 @@ import {
   type SqlBool,
   sql,
 } from "kysely";
-import { answerText, type LiveColumns, toNotification } from "./notification-answer.js";
+import { answerText, type LiveText, liveColumnsOf, toNotification } from "./notification-answer.js";
 import { generic, prepared } from "./prepared-statements.js";
 import { ReusableStatement } from "./reusable-statement.js";
 import type { Database, NotificationsTable } from "./schema.js";
@@ -39,10 +39,10 @@ export interface NotificationPage {
 type Tables = Database & { s: Database["subscribers"]; w: Database["workflows"]; n: Database["notifications"] };
 type Where = ExpressionBuilder<Tables, "n">;
 
-type JoinedRow = Selectable<NotificationsTable> & LiveColumns;
+type JoinedRow = Selectable<NotificationsTable> & LiveText;
 
 /** A row of a page: the notification's kept answer (null for a row written before D59) and its summaries' columns. */
-interface PageRow extends LiveColumns {
+interface PageRow extends LiveText {
   id: string;
   answer: string | null;
 }
@@ -53,7 +53,9 @@ interface PageRow extends LiveColumns {
  * either way gives the same bytes.
  */
 function textOf(row: JoinedRow): string {
-  return row.answer === null ? JSON.stringify(toNotification(row)) : answerText(row.answer, row);
+  return row.answer === null
+    ? JSON.stringify(toNotification({ ...row, ...liveColumnsOf(row) }))
+    : answerText(row.answer, row);
 }
 
 /** A notification's answer as JSON text, and when it was created (for the retention check of a read by id). */
@@ -89,7 +91,7 @@ const joinedColumns = [
   "w.id as w_id",
   "w.name as w_name",
   "w.origin as w_origin",
-  "w.triggers as w_triggers",
+  sql<string | null>`w.triggers::text`.as("w_triggers_text"),
 ] as const;
 
 /**
