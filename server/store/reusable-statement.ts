@@ -11,7 +11,7 @@
  * the call's own values, and the two must give the same text and the same parameters, or the call throws, naming the
  * statement. Past `maxShapes` shapes, a statement is built anew each time, as any other.
  */
-import type { Compilable, CompiledQuery, Kysely } from "kysely";
+import type { CompiledQuery, Kysely, QueryExecutorProvider } from "kysely";
 
 /** Stands for one of the call's values while a shape is built: replaced by that value in the parameters of each call. */
 class Placeholder {
@@ -21,6 +21,11 @@ class Placeholder {
   }
 }
 
+/** A statement as Kysely's builders and `sql` make it: compiled against the database it runs on. */
+interface Buildable<Row> {
+  compile(on: QueryExecutorProvider): CompiledQuery<Row>;
+}
+
 /** Most shapes kept per statement: a list's first pages are a few hundred (each limit, each offset up to the bound). */
 const defaultMaxShapes = 1000;
 
@@ -28,7 +33,7 @@ export class ReusableStatement<DB, Shape, Values extends Record<string, unknown>
   private readonly compiled = new Map<string, CompiledQuery<Row>>();
   private readonly name: string;
   private readonly shapeKey: (shape: Shape) => string;
-  private readonly build: (db: Kysely<DB>, shape: Shape, values: Values) => Compilable<Row>;
+  private readonly build: (db: Kysely<DB>, shape: Shape, values: Values) => Buildable<Row>;
   private readonly maxShapes: number;
 
   /**
@@ -38,7 +43,7 @@ export class ReusableStatement<DB, Shape, Values extends Record<string, unknown>
   constructor(
     name: string,
     shapeKey: (shape: Shape) => string,
-    build: (db: Kysely<DB>, shape: Shape, values: Values) => Compilable<Row>,
+    build: (db: Kysely<DB>, shape: Shape, values: Values) => Buildable<Row>,
     maxShapes = defaultMaxShapes,
   ) {
     this.name = name;
@@ -60,8 +65,8 @@ export class ReusableStatement<DB, Shape, Values extends Record<string, unknown>
   /** The shape built with placeholders, checked against the same shape built with the call's values, and kept. */
   private firstOf(db: Kysely<DB>, key: string, shape: Shape, values: Values): CompiledQuery<Row> {
     const placeholders = Object.fromEntries(Object.keys(values).map((name) => [name, new Placeholder(name)]));
-    const compiled = this.build(db, shape, placeholders as unknown as Values).compile();
-    const direct = this.build(db, shape, values).compile();
+    const compiled = this.build(db, shape, placeholders as unknown as Values).compile(db);
+    const direct = this.build(db, shape, values).compile(db);
     const same =
       compiled.sql === direct.sql &&
       compiled.parameters.length === direct.parameters.length &&

@@ -3,6 +3,7 @@ import type { ChannelSettings, PatchSubscriberRequest, Subscriber } from "@novu-
 import type { StoredAnswer } from "@novu-query/express";
 import { type Kysely, type Selectable, sql } from "kysely";
 import { prepared } from "./prepared-statements.js";
+import { ReusableStatement } from "./reusable-statement.js";
 import type { Database, SubscribersTable } from "./schema.js";
 import { liveOnly, toIso } from "./sql-helpers.js";
 import {
@@ -75,24 +76,50 @@ export type PatchAtOnce =
   | { outcome: "patched"; subscriber: Subscriber }
   | { outcome: "absent" };
 
+/** What the call of migration 013's function answers. */
+interface AtOnceRow {
+  outcome: PatchAtOnce["outcome"];
+  fingerprint: string | null;
+  status_code: number | null;
+  body: string | null;
+  subscriber: unknown;
+}
+
+/** The PATCH's text fields in the order migration 013's function takes them. */
+const textFields = ["firstName", "lastName", "email", "phone", "avatar", "locale", "timezone"] as const;
+type TextField = (typeof textFields)[number];
+
+type AtOnceValues = {
+  environmentId: string;
+  subscriberId: string;
+  key: string;
+  fingerprint: string;
+  ttlSeconds: number;
+  fields: string;
+  data: string | null;
+} & Record<TextField, string | null>;
+
+/** The call of migration 013's function: one text for every PATCH, built once (D69). */
+const patchAtOnceCall = new ReusableStatement(
+  "PATCH at once",
+  () => "",
+  (_db: Kysely<Database>, _shape, v: AtOnceValues) =>
+    sql<AtOnceRow>`SELECT outcome, fingerprint, status_code, body, subscriber FROM patch_subscriber_at_once(${v.environmentId}, ${v.subscriberId}, ${v.key}, ${v.fingerprint}, ${v.ttlSeconds}, string_to_array(${v.fields}, ','), ${sql.join(textFields.map((field) => v[field]))}, ${v.data}::jsonb) ${prepared}`,
+);
+
 /** The PATCH's changes as the call of migration 013's function takes them, its fields named in the same order. */
-function atOnceArguments(changes: SubscriberChanges) {
+function atOnceArguments(changes: SubscriberChanges): Pick<AtOnceValues, "fields" | "data" | TextField> {
   const fields: string[] = [];
   for (const field of Object.keys(changeColumns) as (keyof SubscriberChanges)[]) {
     if (changes[field] !== undefined) fields.push(field);
   }
-  const text = (field: Exclude<keyof SubscriberChanges, "data">) => changes[field] ?? null;
+  const texts = Object.fromEntries(textFields.map((field) => [field, changes[field] ?? null])) as Record<
+    TextField,
+    string | null
+  >;
   return {
     fields: fields.join(","),
-    values: [
-      text("firstName"),
-      text("lastName"),
-      text("email"),
-      text("phone"),
-      text("avatar"),
-      text("locale"),
-      text("timezone"),
-    ],
+    ...texts,
     data: changes.data === undefined || changes.data === null ? null : JSON.stringify(changes.data),
   };
 }
@@ -296,16 +323,14 @@ export class SubscriberStore {
     changes: SubscriberChanges,
     request: { key: string; fingerprint: string; ttlSeconds: number },
   ): Promise<PatchAtOnce> {
-    const { fields, values, data } = atOnceArguments(changes);
-    const { rows } = await sql<{
-      outcome: PatchAtOnce["outcome"];
-      fingerprint: string | null;
-      status_code: number | null;
-      body: string | null;
-      subscriber: unknown;
-    }>`SELECT outcome, fingerprint, status_code, body, subscriber FROM patch_subscriber_at_once(${environmentId}, ${subscriberId}, ${request.key}, ${request.fingerprint}, ${request.ttlSeconds}, string_to_array(${fields}, ','), ${sql.join(values)}, ${data}::jsonb) ${prepared}`.execute(
-      this.db,
-    );
+    const rows = await patchAtOnceCall.execute(this.db, "", {
+      environmentId,
+      subscriberId,
+      key: request.key,
+      fingerprint: request.fingerprint,
+      ttlSeconds: request.ttlSeconds,
+      ...atOnceArguments(changes),
+    });
     const row = rows[0];
     switch (row?.outcome) {
       case "held":
