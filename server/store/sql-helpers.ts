@@ -5,7 +5,19 @@ export function likeContains(text: string): string {
   return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
 
+/** A time as PostgreSQL writes it in a session on UTC: date, time, up to six digits of fraction, `+00`. */
+const utcText = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/;
+
+/**
+ * A time as the answers send it (`Date.prototype.toISOString`): a Date formatted; PostgreSQL's text of a time in UTC
+ * moved into that form, its fraction cut to milliseconds as the driver's Date cuts it (`timeText` in
+ * subscriber-columns.ts); any other text (`to_jsonb`'s, or another time zone's) read as a time and formatted.
+ */
 export function toIso(value: Date | string): string {
+  if (typeof value === "string") {
+    const utc = utcText.exec(value);
+    if (utc) return `${utc[1]}T${utc[2]}.${(utc[3] ?? "").padEnd(3, "0").slice(0, 3)}Z`;
+  }
   return (value instanceof Date ? value : new Date(value)).toISOString();
 }
 

@@ -9,7 +9,6 @@ import {
   type Expression,
   type ExpressionBuilder,
   type Kysely,
-  type Selectable,
   type SelectQueryBuilder,
   type SqlBool,
   sql,
@@ -18,6 +17,7 @@ import { generic, prepared } from "./prepared-statements.js";
 import { ReusableStatement } from "./reusable-statement.js";
 import type { Database } from "./schema.js";
 import { likeContains, liveOnly, pageBound } from "./sql-helpers.js";
+import { type AnswerRow, searchPageColumns } from "./subscriber-columns.js";
 import type { ConditionUse, SearchedColumn, SubstringFilter } from "./substring-filter.js";
 
 export type SubscriberOrderBy = "_id" | "createdAt" | "updatedAt";
@@ -113,12 +113,11 @@ interface SearchOrder {
   forward: boolean;
 }
 
-/** What decides the text of an unfiltered search's page statement (D69): its order, its cursor, its size, its columns. */
+/** What decides the text of an unfiltered search's page statement (D69): its order, its cursor, its size. */
 interface UnfilteredPageShape extends SearchOrder {
   cursor: boolean;
   includeCursor: boolean;
   limit: number;
-  columns: readonly string[];
 }
 
 /** One search, planned: the matching condition and the order, and how to read rows past a key. */
@@ -356,13 +355,8 @@ export class SubscriberSearchQueries {
    * search where the count would take a second (D56). A bounded walk's page is undefined when its bound held too few
    * matches to fill it (D58).
    */
-  async page<Columns extends keyof Database["subscribers"] & string>(
-    plan: SearchPlan,
-    query: SubscriberSearch,
-    cursor: Key | undefined,
-    columns: readonly Columns[],
-  ) {
-    type Row = Pick<Selectable<Database["subscribers"]>, Columns> & { live?: string | null };
+  async page(plan: SearchPlan, query: SubscriberSearch, cursor: Key | undefined) {
+    type Row = AnswerRow & { live?: string | null };
     const rows = (
       plan.unfiltered
         ? await this.unfilteredPage.execute(
@@ -374,7 +368,6 @@ export class SubscriberSearchQueries {
               cursor: cursor !== undefined,
               includeCursor: query.includeCursor,
               limit: query.limit,
-              columns,
             },
             { environmentId: plan.environmentId, cursorValue: cursor?.[0], cursorId: cursor?.[1] },
           )
@@ -382,7 +375,6 @@ export class SubscriberSearchQueries {
             plan,
             query.limit,
             cursor && { key: cursor, inclusive: query.includeCursor },
-            columns,
           ).execute()
     ) as Row[];
     if (plan.visit !== undefined && rows.length <= query.limit) return undefined;
@@ -394,19 +386,14 @@ export class SubscriberSearchQueries {
   }
 
   /**
-   * A page's statement: the ids in order (`idsInOrder`), then only those rows whole; with no filter, the kept count of
-   * live subscribers beside them, on the generic plan.
+   * A page's statement: the ids in order (`idsInOrder`), then only those rows, their answer's columns; with no filter,
+   * the kept count of live subscribers beside them, on the generic plan.
    */
-  private pageStatement<Columns extends keyof Database["subscribers"] & string>(
-    plan: SearchPlan,
-    limit: number,
-    from: { key: Key; inclusive: boolean } | undefined,
-    columns: readonly Columns[],
-  ) {
+  private pageStatement(plan: SearchPlan, limit: number, from: { key: Key; inclusive: boolean } | undefined) {
     const direction = plan.direction(plan.forward);
     return this.reads
       .selectFrom("subscribers")
-      .select(columns)
+      .select(searchPageColumns)
       .$if(plan.unfiltered, (statement) => statement.select(this.liveSubscribersQuery(plan.environmentId).as("live")))
       .where("id", "in", this.idsInOrder(plan, plan.forward, limit + 1, from))
       .where("environment_id", "=", plan.environmentId)
@@ -422,7 +409,7 @@ export class SubscriberSearchQueries {
   private readonly unfilteredPage = new ReusableStatement(
     "unfiltered subscriber search page",
     (shape: UnfilteredPageShape) =>
-      `${shape.orderBy}/${shape.orderDirection}/${shape.forward}/${shape.cursor}/${shape.includeCursor}/${shape.limit}/${shape.columns.join(",")}`,
+      `${shape.orderBy}/${shape.orderDirection}/${shape.forward}/${shape.cursor}/${shape.includeCursor}/${shape.limit}`,
     (
       _db: Kysely<Database>,
       shape,
@@ -430,13 +417,7 @@ export class SubscriberSearchQueries {
     ) => {
       const plan = new SearchPlan(shape, values.environmentId, []);
       const key: Key = [values.cursorValue, values.cursorId as string];
-      const columns = shape.columns as (keyof Database["subscribers"] & string)[];
-      return this.pageStatement(
-        plan,
-        shape.limit,
-        shape.cursor ? { key, inclusive: shape.includeCursor } : undefined,
-        columns,
-      );
+      return this.pageStatement(plan, shape.limit, shape.cursor ? { key, inclusive: shape.includeCursor } : undefined);
     },
   );
 

@@ -1,11 +1,12 @@
 import { readSubscriberCursor, subscriberCursorOf } from "@novu-query/contract/model";
 import type { ChannelSettings, PatchSubscriberRequest, Subscriber } from "@novu-query/contract/types";
 import type { StoredAnswer } from "@novu-query/express";
-import { type Kysely, type Selectable, sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { prepared } from "./prepared-statements.js";
 import { ReusableStatement } from "./reusable-statement.js";
 import type { Database, SubscribersTable } from "./schema.js";
 import { liveOnly, toIso } from "./sql-helpers.js";
+import { type AnswerRow, answerColumns } from "./subscriber-columns.js";
 import {
   type SearchPlan,
   type SubscriberCounts,
@@ -35,31 +36,7 @@ const changeColumns = {
   data: "data",
 } as const satisfies Record<keyof SubscriberChanges, keyof SubscribersTable>;
 
-/** The columns an answer shows (not the lowercase copies the filters search). */
-const answerColumns = [
-  "id",
-  "environment_id",
-  "organization_id",
-  "subscriber_id",
-  "first_name",
-  "last_name",
-  "email",
-  "phone",
-  "avatar",
-  "locale",
-  "timezone",
-  "channels",
-  "topics",
-  "is_online",
-  "last_online_at",
-  "version",
-  "data",
-  "deleted",
-  "created_at",
-  "updated_at",
-] as const satisfies readonly (keyof SubscribersTable)[];
-
-type Row = Pick<Selectable<SubscribersTable>, (typeof answerColumns)[number]>;
+type Row = AnswerRow;
 
 /**
  * A subscriber's answer from its answer columns as `to_jsonb` has them (kept with an idempotent answer, migration
@@ -212,7 +189,7 @@ export class SubscriberStore {
     const read = sent === undefined ? undefined : readSubscriberCursor(sent);
     const cursor = read && (await this.searches.cursorKey(plan, read));
     if (sent !== undefined && !cursor) return { data: [], next: null, previous: null, live: undefined };
-    const page = await this.searches.page(plan, query, cursor, answerColumns);
+    const page = await this.searches.page(plan, query, cursor);
     if (!page) return undefined;
     const { items, more, live } = page;
     const first = items[0];
