@@ -48,57 +48,65 @@ export function capConnections(server: Server, max: number, refused: WeakSet<Dup
   });
 }
 
-/** The answer in progress on each connection: the next pipelined request waits for it. */
-const inFlight = new WeakMap<Duplex, Promise<void>>();
+/** The latest answer begun on each connection, for `answered`. */
+const latest = new WeakMap<Duplex, ServerResponse>();
 
-/** Runs `handle` once every earlier request of the same connection has been answered. */
+/**
+ * Runs `handle` once every earlier request of the same connection has been answered. Node already sends a
+ * connection's answers in order: an answer to a request that arrived while the one before was unanswered gets the
+ * connection (its `socket`, and the `socket` event) only once that one has finished or closed. So a request that has
+ * its socket runs at once, and nothing is allocated for it; one waiting behind another runs when it gets it (never,
+ * if the connection closes first).
+ */
 export function inOrder(req: IncomingMessage, res: ServerResponse, handle: () => void): void {
-  const socket = req.socket;
-  const previous = inFlight.get(socket);
-  const done = new Promise<void>((resolve) => {
-    res.once("finish", resolve);
-    res.once("close", resolve);
-  });
-  inFlight.set(socket, done);
-  if (previous) previous.then(handle);
-  else handle();
+  latest.set(req.socket, res);
+  if (res.socket) handle();
+  else res.once("socket", handle);
 }
 
 /** Resolves once the connection's requests so far have been answered (at once when none is in progress). */
 export function answered(socket: Duplex): Promise<void> {
-  return inFlight.get(socket) ?? Promise.resolve();
+  const res = latest.get(socket);
+  if (!res || res.writableFinished || res.destroyed) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    res.once("finish", resolve);
+    res.once("close", resolve);
+  });
 }
 
 /**
- * Once an answer has been handed to the socket, the client has `timeoutMs` to make progress reading it (the socket's
- * bytes written must grow) before the connection is destroyed and the answer dropped; nothing else times out a client
- * that simply stops reading. A watch of its own, not the socket's timeout, which Node's keep-alive timeout uses.
+ * A connection whose written bytes have not moved on for `timeoutMs` while some wait to be sent (the client stopped
+ * reading its answer) is destroyed, and its answer dropped; nothing else times out a client that simply stops reading.
+ * One sweep every `timeoutMs` over the open connections, not a watch per answer: an answer costs nothing here. A
+ * connection is given up between one and two periods after it stopped making progress. Returns a function that stops
+ * the sweeps (when the server closes).
  */
-export function giveUpOnStalledReaders(res: ServerResponse, timeoutMs: number): void {
-  if (timeoutMs <= 0) return;
-  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
-  res.end = ((...args: unknown[]) => {
-    const result = end(...args);
-    watchProgress(res, timeoutMs);
-    return result;
-  }) as ServerResponse["end"];
-}
-
-function watchProgress(res: ServerResponse, timeoutMs: number): void {
-  if (res.writableFinished) return;
-  let written = -1;
-  const timer = setInterval(() => {
-    const socket = res.socket;
-    if (!socket) return;
-    if (socket.bytesWritten === written) {
-      clearInterval(timer);
-      socket.destroy();
-      return;
+export function giveUpOnStalledReaders(server: Server, timeoutMs: number): () => void {
+  if (timeoutMs <= 0) return () => {};
+  const pending = new Map<Socket, number>();
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => {
+      sockets.delete(socket);
+      pending.delete(socket);
+    });
+  });
+  const sweep = setInterval(() => {
+    for (const socket of sockets) {
+      if (socket.writableLength === 0) {
+        pending.delete(socket);
+        continue;
+      }
+      const written = socket.bytesWritten;
+      if (pending.get(socket) === written) {
+        pending.delete(socket);
+        socket.destroy();
+      } else {
+        pending.set(socket, written);
+      }
     }
-    written = socket.bytesWritten;
   }, timeoutMs);
-  timer.unref();
-  const stop = () => clearInterval(timer);
-  res.once("finish", stop);
-  res.once("close", stop);
+  sweep.unref();
+  return () => clearInterval(sweep);
 }

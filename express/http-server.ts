@@ -63,7 +63,6 @@ export function createHttpServer(
       inOrder(req, res, () => {
         if (res.destroyed) return;
         receiveTimeout(req, res, requestTimeoutMs);
-        giveUpOnStalledReaders(res, writeStallTimeoutMs);
         toOriginForm(req);
         app(req, res);
       });
@@ -75,6 +74,8 @@ export function createHttpServer(
   server.headersTimeout = headersTimeoutMs;
   server.keepAliveTimeout = keepAliveTimeoutMs;
   capConnections(server, maxConnections, refused, logger);
+  const stopSweeps = giveUpOnStalledReaders(server, writeStallTimeoutMs);
+  server.once("close", stopSweeps);
   server.on("clientError", (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
     refused.add(socket);
     if (!socket.writable || error.code === "ECONNRESET") return socket.destroy();
@@ -132,13 +133,20 @@ function toOriginForm(req: IncomingMessage): void {
   }
 }
 
+/** Whether a request has a body still to come: a length that is not 0, or a chunked one. */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers["content-length"];
+  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
 /**
  * 408 for a request whose body has not arrived whole within the limit (counted from its head): the connection is
  * closed, so its handler, which waits for the body, never runs, and "not received" stays true. A request received
- * whole is never answered 408, however long its answer takes (that is `answerTimeout`'s).
+ * whole is never answered 408, however long its answer takes (that is `answerTimeout`'s); one without a body has
+ * arrived whole with its head, and gets no timer.
  */
 function receiveTimeout(req: IncomingMessage, res: ServerResponse, timeoutMs: number): void {
-  if (timeoutMs <= 0) return;
+  if (timeoutMs <= 0 || !hasBody(req)) return;
   const timer = setTimeout(() => {
     if (req.complete || res.headersSent) return;
     const path = redactUrl(req.url ?? "");
