@@ -16,7 +16,7 @@ import {
 import { generic, prepared } from "./prepared-statements.js";
 import { ReusableStatement } from "./reusable-statement.js";
 import type { Database } from "./schema.js";
-import { likeContains, liveOnly, pageBound } from "./sql-helpers.js";
+import { likeContains, liveOnly, pageBound, toIso } from "./sql-helpers.js";
 import { type AnswerRow, searchPageColumns } from "./subscriber-columns.js";
 import type { ConditionUse, SearchedColumn, SubstringFilter } from "./substring-filter.js";
 
@@ -158,8 +158,13 @@ class SearchPlan {
       ]);
   }
 
+  /**
+   * A row's sort key. A time read as text (a search page's, `timeText`) is the Date the driver would have read, to the
+   * millisecond, as every key from a cursor is.
+   */
   keyOf(row: { id: string }): Key {
-    return [(row as Record<string, unknown>)[this.column], row.id];
+    const value = (row as Record<string, unknown>)[this.column];
+    return [this.column !== "id" && typeof value === "string" ? new Date(toIso(value)) : value, row.id];
   }
 
   /** Rows past `key` towards the end of the order (`onward`) or its start. */
