@@ -29,16 +29,22 @@ describe.each(drivers)("subscriber times in a search page (%s)", (driver) => {
         .orderBy("id")
         .execute()
     ).map((row) => row.id);
-    // Each subscriber a time of its own: its millisecond, microseconds after it, a year from 1970 to 2999, and no
-    // `lastOnlineAt` for every seventh one.
+    // Each subscriber times of its own: a millisecond, microseconds after it, a year from 1970 to 2999, fractions of
+    // every length, and no `lastOnlineAt` for every seventh one. Written as text (Citus takes no stable function in an
+    // UPDATE's CASE).
     const years = [1970, 1999, 2000, 2024, 2026, 2099, 2999];
     const fractions = ["", ".5", ".05", ".000001", ".999999", ".1234", ".12345"];
-    for (const [i, id] of ids.entries()) {
+    const two = (n: number) => String(n).padStart(2, "0");
+    const stampOf = (i: number) => {
       const ms = (i * 7) % 1000;
       const micro = (i * 389) % 1000;
-      const fraction = fractions[i] ?? `.${String(ms).padStart(3, "0")}${String(micro).padStart(3, "0")}`;
-      const stamp = `${years[i % years.length]}-0${(i % 9) + 1}-${String((i % 28) + 1).padStart(2, "0")} ${String(i % 24).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}:${String((i * 13) % 60).padStart(2, "0")}${fraction}+00`;
-      await sql`UPDATE subscribers SET created_at = ${stamp}::timestamptz, updated_at = ${stamp}::timestamptz + interval '1 day 0.000999 seconds', last_online_at = CASE WHEN ${i % 7} = 0 THEN NULL ELSE ${stamp}::timestamptz - interval '1 year' END WHERE id = ${id}`.execute(
+      const fraction = fractions[i % 50] ?? `.${String(ms).padStart(3, "0")}${String(micro).padStart(3, "0")}`;
+      const day = `${years[i % years.length]}-${two((i % 9) + 1)}-${two((i % 28) + 1)}`;
+      return `${day} ${two(i % 24)}:${two(i % 60)}:${two((i * 13) % 60)}${fraction}+00`;
+    };
+    for (const [i, id] of ids.entries()) {
+      const lastOnline = i % 7 === 0 ? null : stampOf(i + 500);
+      await sql`UPDATE subscribers SET created_at = ${stampOf(i)}::timestamptz, updated_at = ${stampOf(i + 1000)}::timestamptz, last_online_at = ${lastOnline}::timestamptz WHERE id = ${id}`.execute(
         store.db,
       );
     }
