@@ -131,9 +131,12 @@ export interface LiveText extends Omit<LiveColumns, "w_triggers"> {
   w_triggers_text: string | null;
 }
 
-/** The columns as the typed way takes them: the triggers parsed. */
-export function liveColumnsOf({ w_triggers_text, ...live }: LiveText): LiveColumns {
-  return { ...live, w_triggers: w_triggers_text === null ? null : (JSON.parse(w_triggers_text) as unknown[]) };
+/** The row as the typed way takes it: the triggers parsed, every other column as it is. */
+export function liveColumnsOf<Row extends LiveText>({
+  w_triggers_text,
+  ...row
+}: Row): Omit<Row, "w_triggers_text"> & LiveColumns {
+  return { ...row, w_triggers: w_triggers_text === null ? null : (JSON.parse(w_triggers_text) as unknown[]) };
 }
 
 /** A workflow's summary text, with the columns it was built from. */

@@ -53,9 +53,7 @@ interface PageRow extends LiveText {
  * either way gives the same bytes.
  */
 function textOf(row: JoinedRow): string {
-  return row.answer === null
-    ? JSON.stringify(toNotification({ ...row, ...liveColumnsOf(row) }))
-    : answerText(row.answer, row);
+  return row.answer === null ? JSON.stringify(toNotification(liveColumnsOf(row))) : answerText(row.answer, row);
 }
 
 /** A notification's answer as JSON text, and when it was created (for the retention check of a read by id). */
