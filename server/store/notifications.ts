@@ -255,7 +255,11 @@ function pageStatement(
 
 /**
  * The first pages of the unfiltered list (D46, D62), on their generic plan, built once per limit and page
- * (reusable-statement.ts, D69): the environment and the window are its values.
+ * (reusable-statement.ts, D69): the environment and the window are its values. One walk of the newest-first index
+ * that reads each row it returns, not ids first and each row again by its key (`pageStatement`): on a generic plan
+ * the second read is an Append over every month's partition, pruned again for each row, which cost PostgreSQL more than
+ * the rows themselves (D71). The rows this walk skips, at most `genericOffsetBound`, cost a heap read each; their kept
+ * texts are not read.
  */
 const firstPage = new ReusableStatement(
   "unfiltered list page",
@@ -264,7 +268,32 @@ const firstPage = new ReusableStatement(
     db: Kysely<Tables>,
     { limit, page },
     { environmentId, after, before }: { environmentId: string; after: Date; before: Date },
-  ) => pageStatement(db, environmentId, { limit, page, after, before }, undefined, []).modifyEnd(generic),
+  ) =>
+    db
+      .selectFrom(
+        db
+          .selectFrom("notifications as n")
+          .select(["n.id", "n.created_at", "n.answer", "n.subscriber_id", "n.template_id"])
+          .where((eb) => eb.and(filters(eb, environmentId, { limit, page, after, before }, [])))
+          .orderBy("n.created_at", "desc")
+          .orderBy("n.id", "desc")
+          .offset(pageBound(page * limit))
+          .limit(pageBound(limit + 1))
+          .as("n"),
+      )
+      // The environment as a value, not the row's column: the planner then reads only this environment's workflows
+      // and looks up each subscriber in a nested loop that keeps the walk's order (measured, D71).
+      .leftJoin("subscribers as s", (join) =>
+        join.on("s.environment_id", "=", environmentId).onRef("s.id", "=", "n.subscriber_id"),
+      )
+      .leftJoin("workflows as w", (join) =>
+        join.on("w.environment_id", "=", environmentId).onRef("w.id", "=", "n.template_id"),
+      )
+      .select(["n.id", "n.answer"])
+      .select(joinedColumns)
+      .orderBy("n.created_at", "desc")
+      .orderBy("n.id", "desc")
+      .modifyEnd(generic),
 );
 
 /**
