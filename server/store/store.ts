@@ -23,6 +23,11 @@ export interface StoreTuning {
   rareTermLimit?: number;
   /** See substring-filter.ts: a term whose rarest 3-gram is in this share of rows is searched without the grams. */
   substringCommonShare?: SubstringShares;
+  /**
+   * See notifications.ts: the unfiltered list's first pages read their rows in the walk of the newest-first index
+   * (default) or their ids first (PGlite, whose small tables the generic plan sorts: D71).
+   */
+  firstPagesInOneWalk?: boolean;
 }
 
 /** Every query the service makes, over one database connection or one transaction. */
@@ -49,7 +54,7 @@ export class Store {
     this.access = new AccessStore(db, readDb);
     const substring = new SubstringFilter(readDb, options.substringCommonShare);
     this.subscribers = new SubscriberStore(db, options.totalCountCap, readDb, substring);
-    this.notifications = new NotificationStore(readDb, options.rareTermLimit, substring);
+    this.notifications = new NotificationStore(readDb, options.rareTermLimit, substring, options.firstPagesInOneWalk);
     this.idempotency = new IdempotencyRecordStore(db);
     this.partitions = new NotificationPartitions(db);
     this.rateLimitBuckets = new RateLimitBuckets(db);
@@ -95,7 +100,7 @@ export async function openStore(options: StoreOptions): Promise<OpenedStore> {
     throw error;
   }
   return {
-    store: new Store(db, { totalCountCap: options.totalCountCap }, readDb),
+    store: new Store(db, { totalCountCap: options.totalCountCap, firstPagesInOneWalk: driver !== "pglite" }, readDb),
     driver,
     location,
     close,

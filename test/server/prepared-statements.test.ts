@@ -193,6 +193,8 @@ describe.runIf(drivers.includes("postgres"))("prepared statements on PostgreSQL"
       // workflow's: D71) and the window.
       const { environmentId } = environment;
       expect(list?.parameters).toEqual([environmentId, page.after, page.before, environmentId, environmentId]);
+      // Its rows read in the index's walk, not looked up again by key in every month's partition (D71).
+      expect(list?.sql).not.toContain('inner join "notifications"');
       // Past the first pages it is planned for its values (D62): a generic plan may sort the whole window there.
       statements.length = 0;
       await store.notifications.list(environment.environmentId, { ...page, page: 20 });
@@ -430,6 +432,27 @@ describe("prepared statements on PGlite", () => {
     expect(plans.every((plan) => plan.marker === "generic" || plan.marker === "prepared")).toBe(true);
     const mode = await sql<{ plan_cache_mode: string }>`SHOW plan_cache_mode`.execute(store.db);
     expect(mode.rows[0]?.plan_cache_mode).toBe("auto");
+    await close();
+  });
+
+  it("read the unfiltered list's first pages ids first, where PostgreSQL reads them in one walk (D71)", async () => {
+    const statements: { sql: string; parameters: readonly unknown[] }[] = [];
+    const { store, close } = await openStore({
+      pgliteTemplate,
+      totalCountCap: 50_000,
+      log: (event) => void statements.push(event.query),
+    });
+    const environment = await store.access.ensureEnvironment("Production");
+    await store.notifications.list(environment.environmentId, {
+      limit: 10,
+      page: 0,
+      after: new Date(0),
+      before: new Date(),
+    });
+    const list = statements.find((statement) => statement.sql.endsWith("/* generic */"));
+    // PGlite's tables are small, and a generic plan sorts such a window instead of walking its index: with the rows'
+    // kept texts in that sort, one walk cost a page on the demo data up to a third more than ids first.
+    expect(list?.sql).toContain('inner join "notifications" as "n" on "n"."id" = "p"."id"');
     await close();
   });
 
