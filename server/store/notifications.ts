@@ -261,7 +261,7 @@ function pageStatement(
  * the rows themselves (D71). The rows this walk skips, at most `genericOffsetBound`, cost a heap read each; their kept
  * texts are not read. Not on PGlite (`firstPagesByIds`): there the tables are small, and a generic plan, which takes
  * a window to hold a few rows, sorts the window instead of walking the index, which with the kept texts in the sort
- * cost a page on the demo data up to half as much again.
+ * cost a page on the demo data more (D71).
  */
 const firstPage = new ReusableStatement(
   "unfiltered list page",

@@ -451,7 +451,7 @@ describe("prepared statements on PGlite", () => {
     });
     const list = statements.find((statement) => statement.sql.endsWith("/* generic */"));
     // PGlite's tables are small, and a generic plan sorts such a window instead of walking its index: with the rows'
-    // kept texts in that sort, one walk cost a page on the demo data up to half as much again as ids first.
+    // kept texts in that sort, one walk cost a page on the demo data more than ids first.
     expect(list?.sql).toContain('inner join "notifications" as "n" on "n"."id" = "p"."id"');
     await close();
   });
