@@ -214,14 +214,26 @@ function pageIds(
       .offset(offset)
       .limit(limit);
   }
+  return newestFirst(db, environmentId, query, recipients).select(["n.id", "n.created_at"]);
+}
+
+/**
+ * The walk of the newest-first index over the notifications the query matches, to its page and one more row (its
+ * bounds written into the text, as `pageIds` says why); the caller selects what it reads of each row.
+ */
+function newestFirst(
+  db: Kysely<Tables>,
+  environmentId: string,
+  query: NotificationQuery,
+  recipients: SubscriberSelects,
+) {
   return db
     .selectFrom("notifications as n")
-    .select(["n.id", "n.created_at"])
     .where((eb) => eb.and(filters(eb, environmentId, query, recipients)))
     .orderBy("n.created_at", "desc")
     .orderBy("n.id", "desc")
-    .offset(offset)
-    .limit(limit);
+    .offset(pageBound(query.page * query.limit))
+    .limit(pageBound(query.limit + 1));
 }
 
 /**
@@ -253,6 +265,10 @@ function pageStatement(
   );
 }
 
+/** What decides the text of a first page's statement (its bounds, written in), and the values bound to it. */
+const firstPageShape = ({ limit, page }: { limit: number; page: number }) => `${limit}/${page}`;
+type FirstPageValues = { environmentId: string; after: Date; before: Date };
+
 /**
  * The first pages of the unfiltered list (D46, D62), on their generic plan, built once per limit and page
  * (reusable-statement.ts, D69): the environment and the window are its values. One walk of the newest-first index
@@ -265,22 +281,12 @@ function pageStatement(
  */
 const firstPage = new ReusableStatement(
   "unfiltered list page",
-  ({ limit, page }: { limit: number; page: number }) => `${limit}/${page}`,
-  (
-    db: Kysely<Tables>,
-    { limit, page },
-    { environmentId, after, before }: { environmentId: string; after: Date; before: Date },
-  ) =>
+  firstPageShape,
+  (db: Kysely<Tables>, { limit, page }, { environmentId, after, before }: FirstPageValues) =>
     db
       .selectFrom(
-        db
-          .selectFrom("notifications as n")
+        newestFirst(db, environmentId, { limit, page, after, before }, [])
           .select(["n.id", "n.created_at", "n.answer", "n.subscriber_id", "n.template_id"])
-          .where((eb) => eb.and(filters(eb, environmentId, { limit, page, after, before }, [])))
-          .orderBy("n.created_at", "desc")
-          .orderBy("n.id", "desc")
-          .offset(pageBound(page * limit))
-          .limit(pageBound(limit + 1))
           .as("n"),
       )
       // The environment as a value, not the row's column: the planner then reads only this environment's workflows
@@ -301,12 +307,9 @@ const firstPage = new ReusableStatement(
 /** The first pages of the unfiltered list as D46 built them, ids first, then those rows (`pageStatement`): PGlite's. */
 const firstPagesByIds = new ReusableStatement(
   "unfiltered list page, ids first",
-  ({ limit, page }: { limit: number; page: number }) => `${limit}/${page}`,
-  (
-    db: Kysely<Tables>,
-    { limit, page },
-    { environmentId, after, before }: { environmentId: string; after: Date; before: Date },
-  ) => pageStatement(db, environmentId, { limit, page, after, before }, undefined, []).modifyEnd(generic),
+  firstPageShape,
+  (db: Kysely<Tables>, { limit, page }, { environmentId, after, before }: FirstPageValues) =>
+    pageStatement(db, environmentId, { limit, page, after, before }, undefined, []).modifyEnd(generic),
 );
 
 /**

@@ -13,6 +13,9 @@ import { openStore } from "../../server/store/store.js";
 import { createPostgresDatabase, drivers, onCitus, pgliteTemplate } from "../support/databases.js";
 import { firstPageQuery } from "../support/expect-subscribers.js";
 
+/** The unfiltered list's first page of ten over all time: the page its generic plan serves. */
+const unfilteredFirstPage = () => ({ limit: 10, page: 0, after: new Date(0), before: new Date() });
+
 describe("statement names", () => {
   it("name marked statements only, one name per text, and none past the limit", () => {
     const names = new StatementNames(2);
@@ -90,13 +93,7 @@ describe.runIf(drivers.includes("postgres"))("prepared statements on PostgreSQL"
     await store.notifications.get(environment.environmentId, "66b7e1d0c3a2b1f0e9d8c7b7");
     await store.subscribers.findBySubscriberId(environment.environmentId, "nobody");
     await store.subscribers.search(environment.environmentId, firstPageQuery({ email: "ada" }));
-    await store.notifications.list(environment.environmentId, {
-      limit: 10,
-      page: 0,
-      after: new Date(0),
-      before: new Date(),
-      channels: ["email"],
-    });
+    await store.notifications.list(environment.environmentId, { ...unfilteredFirstPage(), channels: ["email"] });
     const texts = await preparedTexts(store.db);
     await close();
     return texts;
@@ -133,7 +130,7 @@ describe.runIf(drivers.includes("postgres"))("prepared statements on PostgreSQL"
   it("run the unfiltered list on its generic plan from the first page, and plan every other statement for its values", async () => {
     const { store, close } = await openStore({ databaseUrl: database.url, poolSize: 1, totalCountCap: 50_000 });
     const environment = await store.access.ensureEnvironment("Production");
-    const unfiltered = { limit: 10, page: 0, after: new Date(0), before: new Date() };
+    const unfiltered = unfilteredFirstPage();
     for (let i = 0; i < 3; i++) await store.notifications.list(environment.environmentId, unfiltered);
     const afterList = await planState(store.db);
     // SHOW is itself a statement planned for its values: the connection was set back to `auto` before it.
@@ -257,7 +254,7 @@ describe.runIf(drivers.includes("postgres"))("prepared statements on PostgreSQL"
   it("never leave a transaction on forced generic plans", async () => {
     const { store, close } = await openStore({ databaseUrl: database.url, poolSize: 1, totalCountCap: 50_000 });
     const environment = await store.access.ensureEnvironment("Production");
-    const unfiltered = { limit: 10, page: 0, after: new Date(0), before: new Date() };
+    const unfiltered = unfilteredFirstPage();
     await store.notifications.list(environment.environmentId, unfiltered);
     const modes = await store.transaction(async (inside) => {
       const first = await sql<{ plan_cache_mode: string }>`SHOW plan_cache_mode`.execute(inside.db);
@@ -422,7 +419,7 @@ describe("prepared statements on PGlite", () => {
   it("prepare the marked statements with SQL PREPARE, the unfiltered list on its generic plan", async () => {
     const { store, close } = await openStore({ pgliteTemplate, totalCountCap: 50_000 });
     const environment = await store.access.ensureEnvironment("Production");
-    const unfiltered = { limit: 10, page: 0, after: new Date(0), before: new Date() };
+    const unfiltered = unfilteredFirstPage();
     for (let i = 0; i < 3; i++) await store.notifications.list(environment.environmentId, unfiltered);
     await store.notifications.list(environment.environmentId, { ...unfiltered, channels: ["email"] });
     await store.notifications.get(environment.environmentId, "66b7e1d0c3a2b1f0e9d8c7b6");
@@ -443,12 +440,7 @@ describe("prepared statements on PGlite", () => {
       log: (event) => void statements.push(event.query),
     });
     const environment = await store.access.ensureEnvironment("Production");
-    await store.notifications.list(environment.environmentId, {
-      limit: 10,
-      page: 0,
-      after: new Date(0),
-      before: new Date(),
-    });
+    await store.notifications.list(environment.environmentId, unfilteredFirstPage());
     const list = statements.find((statement) => statement.sql.endsWith("/* generic */"));
     // PGlite's tables are small, and a generic plan sorts such a window instead of walking its index: with the rows'
     // kept texts in that sort, one walk cost a page on the demo data more than ids first.
@@ -487,12 +479,7 @@ describe("prepared statements on PGlite", () => {
   it("prepare nothing when turned off", async () => {
     const { store, close } = await openStore({ pgliteTemplate, totalCountCap: 50_000, preparedStatements: false });
     const environment = await store.access.ensureEnvironment("Production");
-    await store.notifications.list(environment.environmentId, {
-      limit: 10,
-      page: 0,
-      after: new Date(0),
-      before: new Date(),
-    });
+    await store.notifications.list(environment.environmentId, unfilteredFirstPage());
     await store.subscribers.findBySubscriberId(environment.environmentId, "nobody");
     expect(await planState(store.db)).toEqual([]);
     await close();
