@@ -4,13 +4,13 @@
  * other request on to the host app: authentication, rate limiting, body parsing, the request rules, validation
  * against the bundled spec, the handlers bound by operationId, and Novu's error bodies for every failure on the way.
  */
-import spec from "@novu-query/contract/openapi.json" with { type: "json" };
+import type { OperationId } from "@novu-query/contract/operations";
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Router } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import { Admission, type CostOf, type LimiterOptions } from "./admission.js";
 import { type Authenticate, apiKeyAuthentication, type Caller } from "./authenticate.js";
 import { bindAll, missingHandlers } from "./bind.js";
-import { isContractRequest } from "./contract-routes.js";
+import { contractOperation, isContractRequest } from "./contract-routes.js";
 import { errorHandler } from "./error-handler.js";
 import { ApiError } from "./errors.js";
 import type { AtOnceHandlers, AuthContext, Handlers, Services } from "./handler-types.js";
@@ -19,6 +19,7 @@ import { echoIdempotencyKey, type IdempotencyStore } from "./idempotency.js";
 import { type Logger, stderrLogger } from "./logger.js";
 import { MemoryRateLimitStore } from "./memory-rate-limit.js";
 import { messages } from "./messages.js";
+import { specOfOperation } from "./operation-spec.js";
 import { queryAsSent } from "./query-as-sent.js";
 import { type RateLimitStore, rateLimit, UnknownKeyLimiter } from "./rate-limit.js";
 import { operationOf } from "./request-metadata.js";
@@ -169,6 +170,42 @@ function passThroughMatcher(entries: readonly string[]): (req: Request) => boole
 const validatesResponses = (options: Pick<RouterOptions<unknown>, "validateResponses">) =>
   options.validateResponses ?? process.env.NODE_ENV !== "production";
 
+/**
+ * express-openapi-validator's middleware for each operation, over a spec of that operation alone: its route lookup
+ * compiles every path of its spec into a regular expression on every request (upstream cdimascio/express-openapi-validator#1217),
+ * so one path a validator is one compile a request instead of up to four (D72). Each is made on its operation's first
+ * request: a validator's start (loading its spec, compiling OpenAPI's own schema) takes about 0.1 s of CPU, which the
+ * first request of each operation waits for, as the one validator's start held the first request of any before.
+ */
+function validatorPerOperation(
+  options: Pick<RouterOptions<unknown>, "validateRequests" | "validateResponses">,
+): (id: OperationId) => Router {
+  const one = (id: OperationId) =>
+    express.Router().use(
+      OpenApiValidator.middleware({
+        apiSpec: specOfOperation(id) as never,
+        // Matched on the URL below the mount point, so that the router works under any prefix (`app.use("/api", ...)`);
+        // error bodies still give the whole URL as requested.
+        useRequestUrl: true,
+        // Unknown query parameters are reported by request-rules.ts together with the other invalid inputs.
+        validateRequests:
+          options.validateRequests === false ? false : { allowUnknownQueryParameters: true, allErrors: true },
+        validateResponses: validatesResponses(options) ? { allErrors: true } : false,
+        validateSecurity: false,
+        // No operation takes multipart bodies, and refuseUnreadableBody answers 415 to every body that is not JSON before
+        // the validator runs: its multer step (an ajv of its own, a promise a request) would never have work (D67).
+        fileUploader: false,
+        validateFormats: true,
+        ajvFormats: { mode: "full" },
+      }),
+    );
+  const made = new Map<OperationId, Router>();
+  return (id) => {
+    if (!made.has(id)) made.set(id, one(id));
+    return made.get(id) as Router;
+  };
+}
+
 export function createRouter<Transaction = undefined>(options: RouterOptions<Transaction>): ContractRouter {
   const logger = options.logger ?? stderrLogger;
   settleUrlParseWarning();
@@ -217,25 +254,9 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
   api.use(answerTimeout(options.answerTimeoutMs ?? 30_000));
   if (idempotency) api.use(echoIdempotencyKey);
   api.use(refuseUnstorableInput);
-  api.use(
-    OpenApiValidator.middleware({
-      // The validator annotates the document it is given: each router gets its own.
-      apiSpec: structuredClone(spec) as never,
-      // Matched on the URL below the mount point, so that the router works under any prefix (`app.use("/api", ...)`);
-      // error bodies still give the whole URL as requested.
-      useRequestUrl: true,
-      // Unknown query parameters are reported by request-rules.ts together with the other invalid inputs.
-      validateRequests:
-        options.validateRequests === false ? false : { allowUnknownQueryParameters: true, allErrors: true },
-      validateResponses: validatesResponses(options) ? { allErrors: true } : false,
-      validateSecurity: false,
-      // No operation takes multipart bodies, and refuseUnreadableBody answers 415 to every body that is not JSON before
-      // the validator runs: its multer step (an ajv of its own, a promise a request) would never have work (D67).
-      fileUploader: false,
-      validateFormats: true,
-      ajvFormats: { mode: "full" },
-    }),
-  );
+  const validatorOf = validatorPerOperation(options);
+  // The router claimed only the contract's requests (below): each is one operation, checked by its own validator.
+  api.use((req, res, next) => validatorOf(contractOperation(req) as OperationId)(req, res, next));
   // The validator has matched the request to its operation (404 and 405 otherwise): its handler runs. (Not through
   // the validator's `operationHandlers`, which route every request a second time through an Express router.)
   api.use((req, res, next) => {
