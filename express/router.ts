@@ -172,10 +172,11 @@ const validatesResponses = (options: Pick<RouterOptions<unknown>, "validateRespo
 
 /**
  * express-openapi-validator's middleware for each operation, over a spec of that operation alone: its route lookup
- * compiles every path of its spec into a regular expression on every request (upstream cdimascio/express-openapi-validator#1217),
- * so one path a validator is one compile a request instead of up to four (D72). Each is made on its operation's first
- * request: a validator's start (loading its spec, compiling OpenAPI's own schema) takes about 0.1 s of CPU, which the
- * first request of each operation waits for, as the one validator's start held the first request of any before.
+ * compiles every path of its spec into a regular expression on every request (upstream's
+ * cdimascio/express-openapi-validator#1217), so one path a validator is one compile a request instead of up to four
+ * (D72). Each is made on its operation's first request: a validator's start (loading its spec, compiling OpenAPI's own
+ * schema) takes about 0.1 s of CPU, which the first request of each operation waits for, as the one validator's start
+ * held the first request of any before.
  */
 function validatorPerOperation(
   options: Pick<RouterOptions<unknown>, "validateRequests" | "validateResponses">,
@@ -184,16 +185,17 @@ function validatorPerOperation(
     express.Router().use(
       OpenApiValidator.middleware({
         apiSpec: specOfOperation(id) as never,
-        // Matched on the URL below the mount point, so that the router works under any prefix (`app.use("/api", ...)`);
-        // error bodies still give the whole URL as requested.
+        // Matched on the URL below the mount point, so that the router works under any prefix
+        // (`app.use("/api", ...)`); error bodies still give the whole URL as requested.
         useRequestUrl: true,
         // Unknown query parameters are reported by request-rules.ts together with the other invalid inputs.
         validateRequests:
           options.validateRequests === false ? false : { allowUnknownQueryParameters: true, allErrors: true },
         validateResponses: validatesResponses(options) ? { allErrors: true } : false,
         validateSecurity: false,
-        // No operation takes multipart bodies, and refuseUnreadableBody answers 415 to every body that is not JSON before
-        // the validator runs: its multer step (an ajv of its own, a promise a request) would never have work (D67).
+        // No operation takes multipart bodies, and refuseUnreadableBody answers 415 to every body that is not JSON
+        // before the validator runs: its multer step (an ajv of its own, a promise a request) would never have work
+        // (D67).
         fileUploader: false,
         validateFormats: true,
         ajvFormats: { mode: "full" },
@@ -257,7 +259,7 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
   const validatorOf = validatorPerOperation(options);
   // The router claimed only the contract's requests (below): each is one operation, checked by its own validator.
   api.use((req, res, next) => validatorOf(contractOperation(req) as OperationId)(req, res, next));
-  // The validator has matched the request to its operation (404 and 405 otherwise): its handler runs. (Not through
+  // The validator has attached its operation to the request (`req.openapi`): its handler runs. (Not through
   // the validator's `operationHandlers`, which route every request a second time through an Express router.)
   api.use((req, res, next) => {
     const id = operationOf(req);
