@@ -54,6 +54,37 @@ describe.each(drivers)("notification list plans and kept counts (%s)", (driver) 
     expect(walked.hasMore).toBe(expected.length > start + 7);
   });
 
+  it("answers a term filter that no notification carries with an empty page, from the kept counts alone", async () => {
+    const environmentId = server.production.environmentId;
+    const query: NotificationQuery = { page: 0, limit: 7, after: new Date(0), before: new Date(), topicKey: "nowhere" };
+    const store = new Store(server.store.db, { totalCountCap: 50_000 });
+    expect(await store.notifications.list(environmentId, query)).toEqual({
+      data: [],
+      hasMore: false,
+      page: 0,
+      pageSize: 7,
+    });
+    // That the count decides, not a read of the notifications: a term that notifications carry, its count set to 0 by
+    // hand (which no write path does: the counts are kept in the rows' own transactions), gives an empty page too.
+    const carried = { ...query, topicKey: "release-notes" };
+    expect((await store.notifications.list(environmentId, carried)).data.length).toBeGreaterThan(0);
+    const term = "t:release-notes";
+    const [kept] = (
+      await sql<{ notifications: string }>`SELECT notifications::text FROM notification_term_counts
+        WHERE environment_id = ${environmentId} AND term = ${term}`.execute(server.store.db)
+    ).rows;
+    expect(Number(kept?.notifications)).toBeGreaterThan(0);
+    const setCount = (n: string) =>
+      sql`UPDATE notification_term_counts SET notifications = ${n}::bigint
+        WHERE environment_id = ${environmentId} AND term = ${term}`.execute(server.store.db);
+    await setCount("0");
+    try {
+      expect((await store.notifications.list(environmentId, carried)).data).toEqual([]);
+    } finally {
+      await setCount(kept?.notifications ?? "0");
+    }
+  });
+
   const keptCounts = async () => {
     const subscribers = await sql<{ environment_id: string; kept: string; actual: string }>`
       SELECT c.environment_id, c.live AS kept,
