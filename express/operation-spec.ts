@@ -36,12 +36,35 @@ export function componentsReachedFrom(root: unknown): Components {
   return kept;
 }
 
+/** A path item with each parameter that is a `$ref` (the path's own, its operations') replaced by the one it names. */
+export function parametersInPlace(pathItem: Record<string, unknown>): Record<string, unknown> {
+  const all = (spec.components as Components).parameters ?? {};
+  const inPlace = (parameter: unknown) => {
+    const ref = (parameter as { $ref?: unknown }).$ref;
+    if (typeof ref !== "string") return parameter;
+    const [, kind, name] = segmentsOf(ref) as [string, string, string];
+    const target = kind === "parameters" ? all[name] : undefined;
+    if (target === undefined) throw new Error(`the bundled spec's ${ref} names no parameter`);
+    return target;
+  };
+  return Object.fromEntries(
+    Object.entries(pathItem).map(([method, operation]) => {
+      // The path's own parameters, which its operations share.
+      if (method === "parameters" && Array.isArray(operation)) return [method, operation.map(inPlace)];
+      const parameters = (operation as { parameters?: unknown[] }).parameters;
+      return [method, parameters ? { ...(operation as object), parameters: parameters.map(inPlace) } : operation];
+    }),
+  );
+}
+
 /**
  * The spec with one operation's path alone and the components it reaches: what one operation's validator is given
- * (a copy of its own, as the validator annotates the document it is given).
+ * (a copy of its own, as the validator annotates the document it is given). Its parameters are in place rather than
+ * `$ref`s (D74): the validator looks each declared parameter up again on every request, by a regular expression over
+ * its `$ref`.
  */
 export function specOfOperation(id: OperationId): typeof spec {
   const path = operationTable[id].path as keyof typeof spec.paths;
-  const paths = { [path]: spec.paths[path] };
-  return structuredClone({ ...spec, paths, components: componentsReachedFrom(paths) }) as typeof spec;
+  const paths = { [path]: parametersInPlace(spec.paths[path]) };
+  return structuredClone({ ...spec, paths, components: componentsReachedFrom(paths) }) as unknown as typeof spec;
 }

@@ -14,8 +14,12 @@ const ownErrorHandler: ErrorRequestHandler = (error, _req, res, _next) => {
   res.status(error.status ?? 500).json({ app: "own error handler", message: error.message });
 };
 
+/** The last app `hostApp` made: the one the service below runs. */
+let madeHostApp: Express | undefined;
+
 function hostApp(options: AppOptions): Express {
   const app = express();
+  madeHostApp = app;
   // The host parses JSON for every route, with a larger limit than the contract's 100 kB.
   app.use(express.json({ limit: "1mb" }));
   app.get("/api/health", (_req, res) => res.json({ app: "host", ok: true }));
@@ -136,6 +140,13 @@ describe("the router mounted under /api in a host app", () => {
     expect(() => createRouter({ ...options, passThrough: ["/v1/stats"] })).toThrow(
       'passThrough: "/v1/stats" is not "METHOD /path"',
     );
+  });
+
+  it("installs nothing on the host app: no parameter handlers for the contract's path parameters (D74)", async () => {
+    // Requests of both operations with a path parameter have run through the router by now, and one more does here.
+    expect((await request("/api/v1/notifications/0123456789abcdef01234567")).status).toBe(404);
+    const params = (madeHostApp as unknown as { router: { params: Record<string, unknown> } }).router.params;
+    expect(Object.keys(params)).toEqual([]);
   });
 
   it("passes on what is not a contract operation by method and path: OPTIONS, HEAD, DELETE are the host's", async () => {

@@ -1,7 +1,7 @@
 import { valueAt } from "@novu-query/contract/json-pointer";
 import { operationIds, operationTable } from "@novu-query/contract/operations";
 import { describe, expect, it } from "vitest";
-import { componentsReachedFrom, specOfOperation } from "../../express/operation-spec.js";
+import { componentsReachedFrom, parametersInPlace, specOfOperation } from "../../express/operation-spec.js";
 import spec from "../../generated/openapi.json" with { type: "json" };
 
 /** Every `$ref` in a document. */
@@ -20,7 +20,13 @@ describe("the spec each operation's validator is given (D72)", () => {
     const one = specOfOperation(id);
     const path = operationTable[id].path as keyof typeof spec.paths;
     expect(Object.keys(one.paths)).toEqual([path]);
-    expect(one.paths[path]).toEqual(spec.paths[path]);
+    // The operation as the spec declares it, each parameter in place of the $ref that names it (D74).
+    const declared = (spec.paths[path] as Record<string, { parameters: { $ref: string }[] }>)[
+      operationTable[id].method
+    ];
+    const given = (one.paths[path] as Record<string, { parameters: unknown[] }>)[operationTable[id].method];
+    expect(given?.parameters).toEqual(declared?.parameters.map((parameter) => valueAt(spec, parameter.$ref)));
+    expect({ ...given, parameters: [] }).toEqual({ ...declared, parameters: [] });
     expect(refsIn(one).filter((ref) => valueAt(one, ref) === undefined)).toEqual([]);
     expect(one.components.securitySchemes).toEqual(spec.components.securitySchemes);
   });
@@ -34,7 +40,10 @@ describe("the spec each operation's validator is given (D72)", () => {
     expect(patch).not.toContain("schemas/Notification");
     // What the four reach together is what the spec's paths reach: nothing a path uses is left out of every copy.
     const together = new Set(operationIds.flatMap((id) => namesOf(specOfOperation(id).components)));
-    expect(together).toEqual(new Set(namesOf(componentsReachedFrom(spec.paths))));
+    const pathsInPlace = Object.fromEntries(
+      Object.entries(spec.paths).map(([path, item]) => [path, parametersInPlace(item)]),
+    );
+    expect(together).toEqual(new Set(namesOf(componentsReachedFrom(pathsInPlace))));
   });
 
   it("gives each validator a copy of its own (the validator annotates the document it is given)", () => {
@@ -50,5 +59,20 @@ describe("the spec each operation's validator is given (D72)", () => {
     expect(() => componentsReachedFrom({ schema: { $ref: "#/components/schemas/Missing" } })).toThrow(
       "the bundled spec's #/components/schemas/Missing names nothing",
     );
+    expect(() => parametersInPlace({ get: { parameters: [{ $ref: "#/components/parameters/Missing" }] } })).toThrow(
+      "the bundled spec's #/components/parameters/Missing names no parameter",
+    );
+  });
+
+  it("puts a path's own parameters in place too, and leaves one declared in place as it is", () => {
+    const own = { name: "x", in: "query", schema: { type: "string" } };
+    const item = parametersInPlace({
+      parameters: [{ $ref: "#/components/parameters/SearchLimit" }],
+      get: { parameters: [own], responses: {} },
+    });
+    expect(item).toEqual({
+      parameters: [spec.components.parameters.SearchLimit],
+      get: { parameters: [own], responses: {} },
+    });
   });
 });
