@@ -241,42 +241,55 @@ export function createRouter<Transaction = undefined>(options: RouterOptions<Tra
     validatesResponses: validatesResponses(options),
   });
 
-  const api = express.Router();
-  api.use(queryAsSent);
+  // Every step applies to every request the router claims: they run in sequence (D74), not as an Express router's
+  // layers, each matched against the path.
+  const steps: RequestHandler[] = [queryAsSent];
   if (options.rateLimit) {
     const { perMinute, burst = perMinute, store = new MemoryRateLimitStore() } = options.rateLimit;
     const limits = { perMinute, burst: Math.max(1, burst) };
     // Unknown keys are limited per client address (before their lookup once over); valid keys per key, after it.
-    api.use(
+    steps.push(
       apiKeyAuthentication(
         options.authenticate,
         new UnknownKeyLimiter(store, limits, logger),
         options.keyLookupTimeoutMs,
       ),
+      rateLimit(store, limits, logger),
     );
-    api.use(rateLimit(store, limits, logger));
   } else {
-    api.use(apiKeyAuthentication(options.authenticate, undefined, options.keyLookupTimeoutMs));
+    steps.push(apiKeyAuthentication(options.authenticate, undefined, options.keyLookupTimeoutMs));
   }
   const bodyLimitBytes = options.bodyLimitBytes ?? 102_400;
-  api.use(bodyWithinLimit(bodyLimitBytes));
-  api.use(refuseUnreadableBody);
-  api.use(express.json({ limit: bodyLimitBytes, strict: false }));
-  // Receiving a request too slowly is Node's 408 (createHttpServer); answering too slowly is this 503.
-  api.use(answerTimeout(options.answerTimeoutMs ?? 30_000));
-  if (idempotency) api.use(echoIdempotencyKey);
-  api.use(refuseUnstorableInput);
+  steps.push(
+    bodyWithinLimit(bodyLimitBytes),
+    refuseUnreadableBody,
+    express.json({ limit: bodyLimitBytes, strict: false }),
+    // Receiving a request too slowly is Node's 408 (createHttpServer); answering too slowly is this 503.
+    answerTimeout(options.answerTimeoutMs ?? 30_000),
+  );
+  if (idempotency) steps.push(echoIdempotencyKey);
+  steps.push(refuseUnstorableInput);
   const validatorOf = validatorPerOperation(options);
   // The router claimed only the contract's requests (below): each is one operation, checked by its own validator.
-  api.use((req, res, next) => validatorOf(contractOperation(req) as OperationId)(req, res, next));
+  steps.push((req, res, next) => validatorOf(contractOperation(req) as OperationId)(req, res, next));
   // The validator has attached its operation to the request (`req.openapi`): its handler runs. (Not through
   // the validator's `operationHandlers`, which route every request a second time through an Express router.)
-  api.use((req, res, next) => {
+  steps.push((req, res, next) => {
     const id = operationOf(req);
     return id ? bound[id](req, res, next) : next();
   });
+  const pipeline = inSequence(steps);
   const answerError = errorHandler(logger, options.translateError);
-  api.use(answerError);
+  // An error of any step is answered in the contract's shape; what the answer itself throws goes on to the host.
+  const api: RequestHandler = (req, res, next) =>
+    pipeline(req, res, (error?: unknown) => {
+      if (error === undefined || error === null) return next();
+      try {
+        answerError(error, req, res, next);
+      } catch (thrown) {
+        next(thrown);
+      }
+    });
 
   // Only the contract's method-and-path pairs: the host's other routes, HEAD and OPTIONS stay the host's.
   const leftToHost = passThroughMatcher(options.passThrough ?? []);
