@@ -2,7 +2,7 @@
  * The bundled spec cut down to one operation: its path alone and the components it reaches. What each operation's
  * validator is given (router.ts, D72).
  */
-import { segmentsOf } from "@novu-query/contract/json-pointer";
+import { resolveRef, segmentsOf } from "@novu-query/contract/json-pointer";
 import spec from "@novu-query/contract/openapi.json" with { type: "json" };
 import { type OperationId, operationTable } from "@novu-query/contract/operations";
 
@@ -38,12 +38,10 @@ export function componentsReachedFrom(root: unknown): Components {
 
 /** A path item with each parameter that is a `$ref` (the path's own, its operations') replaced by the one it names. */
 export function parametersInPlace(pathItem: Record<string, unknown>): Record<string, unknown> {
-  const all = (spec.components as Components).parameters ?? {};
   const inPlace = (parameter: unknown) => {
     const ref = (parameter as { $ref?: unknown }).$ref;
     if (typeof ref !== "string") return parameter;
-    const [, kind, name] = segmentsOf(ref) as [string, string, string];
-    const target = kind === "parameters" ? all[name] : undefined;
+    const target = ref.startsWith("#/components/parameters/") ? resolveRef<unknown>(spec, parameter) : undefined;
     if (target === undefined) throw new Error(`the bundled spec's ${ref} names no parameter`);
     return target;
   };

@@ -62,6 +62,9 @@ describe("the spec each operation's validator is given (D72)", () => {
     expect(() => parametersInPlace({ get: { parameters: [{ $ref: "#/components/parameters/Missing" }] } })).toThrow(
       "the bundled spec's #/components/parameters/Missing names no parameter",
     );
+    expect(() => parametersInPlace({ get: { parameters: [{ $ref: "#/components/schemas/ObjectId" }] } })).toThrow(
+      "the bundled spec's #/components/schemas/ObjectId names no parameter",
+    );
   });
 
   it("puts a path's own parameters in place too, and leaves one declared in place as it is", () => {
