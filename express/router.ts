@@ -25,6 +25,7 @@ import { queryAsSent } from "./query-as-sent.js";
 import { type RateLimitStore, rateLimit, UnknownKeyLimiter } from "./rate-limit.js";
 import { operationOf } from "./request-metadata.js";
 import { refuseUnreadableBody, refuseUnstorableInput } from "./request-rules.js";
+import { routeCompiledOnce } from "./route-metadata.js";
 import { settleUrlParseWarning } from "./url-parse-warning.js";
 
 type ServicesHook<Transaction> = (request: Request, transaction: Transaction | undefined) => Services;
@@ -184,7 +185,7 @@ const stepsWithNothingToDo = new Set(["securityMiddleware", "pathParamsMiddlewar
  * express-openapi-validator's middleware for each operation, over a spec of that operation alone: its route lookup
  * compiles every path of its spec into a regular expression on every request (upstream's
  * cdimascio/express-openapi-validator#1217), so one path a validator is one compile a request instead of up to four
- * (D72). Each is made on its operation's first request: a validator's start (loading its spec, compiling OpenAPI's own
+ * (D72), and that one compiled once (route-metadata.ts, D75). Each is made on its operation's first request: a validator's start (loading its spec, compiling OpenAPI's own
  * schema) takes about 0.1 s of CPU, which the first request of each operation waits for, as the one validator's start
  * held the first request of any before.
  */
@@ -209,7 +210,9 @@ function validatorPerOperation(
         fileUploader: false,
         validateFormats: true,
         ajvFormats: { mode: "full" },
-      }).filter((step) => !stepsWithNothingToDo.has(step.name)),
+      })
+        .filter((step) => !stepsWithNothingToDo.has(step.name))
+        .map((step) => (step.name === "metadataMiddleware" ? routeCompiledOnce(step) : step)),
     );
   const made = new Map<OperationId, RequestHandler>();
   return (id) => {
