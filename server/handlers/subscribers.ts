@@ -1,4 +1,4 @@
-import { type AtOnceHandler, handler, messages } from "@novu-query/express";
+import { type AtOnceHandler, handler, messages, serialized } from "@novu-query/express";
 
 // The pipeline has refused what the contract refuses without data (both cursors, an unknown time zone): these read
 // and write only.
@@ -31,8 +31,11 @@ export const patchSubscriberAtOnce: AtOnceHandler<"patchSubscriber"> = async (
     case "absent":
       return undefined;
     case "patched": {
-      const ran = { status: 200, body: result.subscriber } as const;
-      return { held: false, ran, storedBytes: Buffer.byteLength(JSON.stringify(result.subscriber)) };
+      // Stringified once (D75): its length is what the environment's bound on stored answers counts, and the same
+      // text is the answer's body, sent as it is.
+      const text = JSON.stringify(result.subscriber);
+      const ran = { status: 200, body: serialized<typeof result.subscriber>(text) } as const;
+      return { held: false, ran, storedBytes: Buffer.byteLength(text) };
     }
   }
 };
