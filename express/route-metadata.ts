@@ -8,8 +8,8 @@
  * is the same for every request but the path parameters. So the first request runs upstream's step as it is, and
  * what it attached is kept; later requests get the same, with their path parameters read by the same regular
  * expression (from the path-to-regexp the validator itself loads, with the host app's routing options), compiled
- * once. Whatever this does not repeat exactly (no route found yet, a path the expression does not match, a
- * parameter that does not decode) runs upstream's step, which answers it as before.
+ * once. Whatever this does not repeat exactly (no route found yet, another method, a path the expression does not
+ * match, a parameter that does not decode) runs upstream's step, which answers it as before.
  */
 import { createRequire } from "node:module";
 import type { Request, RequestHandler } from "express";
@@ -38,6 +38,9 @@ type WithOpenApi = Request & { openapi?: Attached & { pathParams: Record<string,
 /** Wraps upstream's `metadataMiddleware` step of a validator made over a spec of one operation. */
 export function routeCompiledOnce(upstream: RequestHandler): RequestHandler {
   let attached: Attached | undefined;
+  // The method of the request it was learnt from: a spec of one operation has one, and another one is upstream's to
+  // answer (405).
+  let method: string | undefined;
   // One per combination of the host app's `strict routing` and `case sensitive routing`, as upstream reads them.
   const compiled = new Map<string, Compiled>();
 
@@ -46,11 +49,12 @@ export function routeCompiledOnce(upstream: RequestHandler): RequestHandler {
     if (attached !== undefined || found === undefined) return;
     const { expressRoute, openApiRoute, schema, serial } = found;
     attached = { expressRoute, openApiRoute, schema, serial };
+    method = req.method;
     if ("_responseSchema" in found) attached._responseSchema = found._responseSchema;
   };
 
   return (req: WithOpenApi, res, next) => {
-    if (attached === undefined) {
+    if (attached === undefined || req.method !== method) {
       return upstream(req, res, (error?: unknown) => {
         if (error === undefined || error === null) learn(req);
         next(error);

@@ -50,7 +50,7 @@ function appWith(step: RequestHandler, settings: string[]) {
  * What each request saw, its `req.openapi.serial` (a number each validator instance is given, so not the same in two
  * of them) read as whether it is the one the app's first request was given.
  */
-async function requestAll(app: express.Express, urls: string[]): Promise<Seen[]> {
+async function requestAll(app: express.Express, urls: string[], method = () => "GET"): Promise<Seen[]> {
   const server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   const { port } = server.address() as { port: number };
@@ -58,7 +58,7 @@ async function requestAll(app: express.Express, urls: string[]): Promise<Seen[]>
     const seen: Seen[] = [];
     let firstSerial: unknown;
     for (const url of urls) {
-      const response = await fetch(`http://127.0.0.1:${port}/api${url}`, { method: "GET" });
+      const response = await fetch(`http://127.0.0.1:${port}/api${url}`, { method: method() });
       const body = await response.json();
       if (body.openapi?.serial !== undefined) {
         firstSerial ??= body.openapi.serial;
@@ -126,6 +126,28 @@ describe("routeCompiledOnce: upstream's metadata step, its route compiled once (
       }
     }
   }
+
+  it("runs upstream's step for a method other than the first request's: the same 405", async () => {
+    const urls = ["/v1/notifications/first", "/v1/notifications/abc", "/v1/notifications/abc"];
+    const methods = () => {
+      const sequence = ["GET", "DELETE", "POST"];
+      return () => sequence.shift() as string;
+    };
+    const upstream = await requestAll(appWith(upstreamMetadataStep("getNotification", false), []), urls, methods());
+    let upstreamRuns = 0;
+    const wrapped = upstreamMetadataStep("getNotification", false);
+    const counted: RequestHandler = (req, res, next) => {
+      upstreamRuns += 1;
+      return wrapped(req, res, next);
+    };
+    const ours = await requestAll(appWith(routeCompiledOnce(counted), []), urls, methods());
+    expect(ours).toEqual(upstream);
+    expect(upstream.slice(1)).toMatchObject([
+      { body: { error: { status: 405 } } },
+      { body: { error: { status: 405 } } },
+    ]);
+    expect(upstreamRuns).toBe(3);
+  });
 
   it("runs upstream's step until a request was attached an operation", async () => {
     let upstreamRuns = 0;
