@@ -185,9 +185,9 @@ const stepsWithNothingToDo = new Set(["securityMiddleware", "pathParamsMiddlewar
  * express-openapi-validator's middleware for each operation, over a spec of that operation alone: its route lookup
  * compiles every path of its spec into a regular expression on every request (upstream's
  * cdimascio/express-openapi-validator#1217), so one path a validator is one compile a request instead of up to four
- * (D72), and that one compiled once (route-metadata.ts, D75). Each is made on its operation's first request: a validator's start (loading its spec, compiling OpenAPI's own
- * schema) takes about 0.1 s of CPU, which the first request of each operation waits for, as the one validator's start
- * held the first request of any before.
+ * (D72), and that one compiled once (route-metadata.ts, D75). Each is made on its operation's first request: a
+ * validator's start (loading its spec, compiling OpenAPI's own schema) takes about 0.1 s of CPU, which the first
+ * request of each operation waits for, as the one validator's start held the first request of any before.
  */
 function validatorPerOperation(
   options: Pick<RouterOptions<unknown>, "validateRequests" | "validateResponses">,
