@@ -41,8 +41,9 @@ export function routeCompiledOnce(upstream: RequestHandler): RequestHandler {
   // The method of the request it was learnt from: a spec of one operation has one, and another one is upstream's to
   // answer (405).
   let method: string | undefined;
-  // One per combination of the host app's `strict routing` and `case sensitive routing`, as upstream reads them.
-  const compiled = new Map<string, Compiled>();
+  // One per combination of the host app's `strict routing` and `case sensitive routing`, as upstream reads them:
+  // at 2 × strict + sensitive.
+  const compiled: (Compiled | undefined)[] = [];
 
   const learn = (req: WithOpenApi) => {
     const found = req.openapi;
@@ -62,12 +63,9 @@ export function routeCompiledOnce(upstream: RequestHandler): RequestHandler {
     }
     const strict = Boolean(req.app.enabled("strict routing"));
     const sensitive = Boolean(req.app.enabled("case sensitive routing"));
-    const optionsKey = `${strict} ${sensitive}`;
-    let route = compiled.get(optionsKey);
-    if (route === undefined) {
-      route = pathToRegexp(attached.expressRoute, { sensitive, strict });
-      compiled.set(optionsKey, route);
-    }
+    const at = (strict ? 2 : 0) + (sensitive ? 1 : 0);
+    compiled[at] ??= pathToRegexp(attached.expressRoute, { sensitive, strict });
+    const route = compiled[at];
     // As upstream with `useRequestUrl`: the path below the mount point.
     const matched = route.regexp.exec(req.url.split("?")[0] as string);
     if (matched === null) return upstream(req, res, next);

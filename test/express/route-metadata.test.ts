@@ -127,6 +127,17 @@ describe("routeCompiledOnce: upstream's metadata step, its route compiled once (
     }
   }
 
+  it("keeps each host app's routing options apart when one router is mounted in two apps", async () => {
+    const urls = ["/v1/notifications/first", "/V1/Notifications/abc", "/v1/notifications/abc/"];
+    const shared = routeCompiledOnce(upstreamMetadataStep("getNotification", false));
+    for (const settings of [[], ["strict routing", "case sensitive routing"], []]) {
+      const upstream = await requestAll(appWith(upstreamMetadataStep("getNotification", false), settings), urls);
+      expect(await requestAll(appWith(shared, settings), urls), settings.join(" and ") || "default routing").toEqual(
+        upstream,
+      );
+    }
+  });
+
   it("runs upstream's step for a method other than the first request's: the same 405", async () => {
     const urls = ["/v1/notifications/first", "/v1/notifications/abc", "/v1/notifications/abc"];
     const methods = () => {
