@@ -40,20 +40,29 @@ export interface SubscriberCounts {
 type Where = ExpressionBuilder<Database, "subscribers">;
 type Condition = (eb: Where) => Expression<SqlBool>;
 
+/**
+ * A filter's condition, and whether an index gives the rows it matches (`indexed`): a statement it filters reads every
+ * match, where a condition tested on rows in the order's index may stop at a page.
+ */
+interface FilterCondition {
+  condition: Condition;
+  indexed: boolean;
+}
+
 /** How the store answers one search filter: its condition, and, for a substring filter, the column it searches. */
 interface FilterSql {
   /** The column whose terms of up to three characters have kept counts (migration 004); absent for exact filters. */
   searched?: SearchedColumn;
   /** The condition; a substring filter reads the gram statistics to choose its index (substring-filter.ts). */
-  condition(value: string, substring: SubstringFilter, use: ConditionUse): Condition | Promise<Condition>;
+  condition(value: string, substring: SubstringFilter, use: ConditionUse): FilterCondition | Promise<FilterCondition>;
 }
 
 function substringSql(column: SearchedColumn): FilterSql {
   return {
     searched: column,
     async condition(term, substring, use) {
-      const condition = await substring.condition("subscribers", column, term, use);
-      return () => condition;
+      const { expression, indexed } = await substring.indexedCondition("subscribers", column, term, use);
+      return { condition: () => expression, indexed };
     },
   };
 }
@@ -63,7 +72,7 @@ const filterSql: { [Name in FilterName]: FilterSql } = {
   email: substringSql("email"),
   name: substringSql("name"),
   phone: substringSql("phone"),
-  subscriberId: { condition: (value) => (eb) => eb("subscriber_id", "=", value) },
+  subscriberId: { condition: (value) => ({ condition: (eb) => eb("subscriber_id", "=", value), indexed: true }) },
 };
 
 const sortColumns = { _id: "id", createdAt: "created_at", updatedAt: "updated_at" } as const;
@@ -141,12 +150,19 @@ class SearchPlan {
    * rows its value matches (D18, D28), so a filtered walk is planned for its values.
    */
   readonly unfiltered: boolean;
+  /**
+   * A filter's rows come from an index (an exact subscriberId, a term read through its grams): its page reads every
+   * match to sort them, so counting them as well costs little more (D76).
+   */
+  readonly readsEveryMatch: boolean;
 
-  constructor(order: SearchOrder, environmentId: string, conditions: Condition[], visit?: number) {
+  constructor(order: SearchOrder, environmentId: string, filters: FilterCondition[], visit?: number) {
+    const conditions = filters.map((filter) => filter.condition);
     this.environmentId = environmentId;
     this.visit = visit;
     this.filtered = (eb) => eb.and(conditions.map((condition) => condition(eb)));
     this.unfiltered = conditions.length === 0;
+    this.readsEveryMatch = visit === undefined && filters.some((filter) => filter.indexed);
     this.column = sortColumns[order.orderBy];
     this.ascending = order.orderDirection === "ASC";
     this.forward = order.forward;
@@ -360,34 +376,86 @@ export class SubscriberSearchQueries {
    * search where the count would take a second (D56). A bounded walk's page is undefined when its bound held too few
    * matches to fill it (D58).
    */
-  async page(plan: SearchPlan, query: SubscriberSearch, cursor: Key | undefined) {
-    type Row = AnswerRow & { live?: string | null };
+  async page(plan: SearchPlan, query: SubscriberSearch, cursor: Key | undefined, counted = false) {
+    type Row = AnswerRow & { live?: string | null; matched?: string };
+    const from = cursor && { key: cursor, inclusive: query.includeCursor };
     const rows = (
-      plan.unfiltered
-        ? await this.unfilteredPage.execute(
-            this.reads,
-            {
-              orderBy: query.orderBy,
-              orderDirection: query.orderDirection,
-              forward: plan.forward,
-              cursor: cursor !== undefined,
-              includeCursor: query.includeCursor,
-              limit: query.limit,
-            },
-            { environmentId: plan.environmentId, cursorValue: cursor?.[0], cursorId: cursor?.[1] },
-          )
-        : await this.pageStatement(
-            plan,
-            query.limit,
-            cursor && { key: cursor, inclusive: query.includeCursor },
-          ).execute()
+      counted
+        ? await this.countedPageStatement(plan, query, from).execute()
+        : plan.unfiltered
+          ? await this.unfilteredPage.execute(
+              this.reads,
+              {
+                orderBy: query.orderBy,
+                orderDirection: query.orderDirection,
+                forward: plan.forward,
+                cursor: cursor !== undefined,
+                includeCursor: query.includeCursor,
+                limit: query.limit,
+              },
+              { environmentId: plan.environmentId, cursorValue: cursor?.[0], cursorId: cursor?.[1] },
+            )
+          : await this.pageStatement(plan, query.limit, from).execute()
     ) as Row[];
     if (plan.visit !== undefined && rows.length <= query.limit) return undefined;
     const items = rows.slice(0, query.limit);
     if (!plan.forward) items.reverse();
     // Present on every row when the page asked for it (`$if` types it as optional).
     const live = (rows[0] as { live?: unknown } | undefined)?.live;
-    return { items, more: rows.length > query.limit, live: live === undefined ? undefined : Number(live ?? 0) };
+    // Counted, an empty page from no cursor has no match to count; past a cursor, the matches may lie before it.
+    const matched = !counted ? undefined : rows[0] ? Number(rows[0].matched) : cursor === undefined ? 0 : undefined;
+    return {
+      items,
+      more: rows.length > query.limit,
+      live: live === undefined ? undefined : Number(live ?? 0),
+      matched,
+    };
+  }
+
+  /**
+   * A filtered page with every match counted beside it (`matched`, on each row), for a plan that reads every match
+   * anyway (`readsEveryMatch`): the matches are read once, into a materialized CTE that both the count and the page's
+   * ids are taken from, where a page and a count side by side read them twice (D76). Planned for its values, as
+   * every filtered statement.
+   */
+  private countedPageStatement(
+    plan: SearchPlan,
+    query: SubscriberSearch,
+    from: { key: Key; inclusive: boolean } | undefined,
+  ) {
+    const direction = plan.direction(plan.forward);
+    const everyMatch = this.reads.selectFrom("matches" as never).select(sql<string>`count(*)`.as("n"));
+    const given = givenFilters(query);
+    // An e-mail term alone is counted as `count` counts it: its large domains first (`emailTermCountSql`).
+    const email = given.length === 1 && given[0]?.[0] === "email" ? given[0][1] : undefined;
+    const matched =
+      email === undefined ? sql`(${everyMatch})` : this.emailTermCountSql(plan.environmentId, email, everyMatch);
+    const past = from && plan.beyond(from.key, plan.forward, from.inclusive);
+    const matches = this.reads
+      .selectFrom("subscribers")
+      .select("id")
+      .$if(plan.column !== "id", (columns) => columns.select(plan.column as "created_at"))
+      .where(plan.matching);
+    return this.reads
+      .with(
+        (cte) => cte("matches").materialized(),
+        () => matches,
+      )
+      .selectFrom("subscribers")
+      .select(searchPageColumns)
+      .select(sql<string>`${matched}`.as("matched"))
+      .where("id", "in", (eb) =>
+        eb
+          .selectFrom("matches")
+          .select("id")
+          .$if(past !== undefined, (ids) => ids.where(past as never))
+          .orderBy(plan.column as "created_at", direction)
+          .orderBy("id", direction)
+          .limit(pageBound(query.limit + 1)),
+      )
+      .where("environment_id", "=", plan.environmentId)
+      .orderBy(plan.column, direction)
+      .orderBy("id", direction);
   }
 
   /**
@@ -456,6 +524,11 @@ export class SubscriberSearchQueries {
     return this.capped(n);
   }
 
+  /** Whether the search's count is kept rather than read from the rows: no filter, or a lone term of up to three characters. */
+  countIsKept(query: SubscriberSearch): boolean {
+    return givenFilters(query).length === 0 || loneShortTerm(query) !== undefined;
+  }
+
   /** A count as the answer gives it: past the cap, the cap. */
   capped(n: number): SubscriberCounts {
     const cap = this.totalCountCap;
@@ -519,6 +592,14 @@ export class SubscriberSearchQueries {
     term: string,
     counted: SelectQueryBuilder<Database, never, { n: number }>,
   ): Promise<number> {
+    const row = await this.reads
+      .selectNoFrom(this.emailTermCountSql(environmentId, term, counted).as("n"))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** `emailTermCount`'s expression: one past the cap when the term's large domains alone pass it, else `counted`. */
+  private emailTermCountSql(environmentId: string, term: string, counted: Expression<unknown>) {
     const cap = this.totalCountCap;
     // The domains with a row of at least `largeDomain` (migration 003's partial index), each counted whole: the sum of
     // all its rows, one per connection that wrote it (migration 007).
@@ -533,9 +614,6 @@ export class SubscriberSearchQueries {
       .select(sql<string>`coalesce(sum(live), 0)`.as("live"))
       .where("environment_id", "=", environmentId)
       .where("domain", "in", largeDomains);
-    const row = await this.reads
-      .selectNoFrom(sql<number>`CASE WHEN (${inLargeDomains}) > ${cap} THEN ${cap + 1} ELSE (${counted}) END`.as("n"))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+    return sql<number>`CASE WHEN (${inLargeDomains}) > ${cap} THEN ${cap + 1} ELSE (${counted}) END`;
   }
 }

@@ -145,11 +145,19 @@ export class SubscriberStore {
     const plan = await this.searches.plan(environmentId, query);
     if (plan.unfiltered) {
       // The page brings the kept count along (one round trip); an empty page cannot, so it is read then.
-      const { live, ...walk } = await this.walk(plan, query);
+      const { live, matched: _, ...walk } = await this.walk(plan, query);
       return { ...walk, ...(live === undefined ? await this.searches.count(plan, query) : this.searches.capped(live)) };
     }
     if (await this.searches.mayBeDense(query)) return this.countThenWalk(plan, query);
-    const [{ live: _, ...walk }, counts] = await Promise.all([
+    if (plan.readsEveryMatch && !this.searches.countIsKept(query)) {
+      // The page reads every match anyway: it counts them too, in the same statement (D76).
+      const { live: _, matched, ...walk } = await this.walk(plan, query, true);
+      return {
+        ...walk,
+        ...(matched === undefined ? await this.searches.count(plan, query) : this.searches.capped(matched)),
+      };
+    }
+    const [{ live: _, matched: __, ...walk }, counts] = await Promise.all([
       this.walk(plan, query),
       this.searches.count(plan, query),
     ]);
@@ -171,30 +179,34 @@ export class SubscriberStore {
       visit === undefined
         ? undefined
         : await this.tryWalk(await this.searches.plan(plan.environmentId, query, visit), query);
-    const { live: _, ...walk } = bounded ?? (await this.walk(plan, query));
+    const { live: _, matched: __, ...walk } = bounded ?? (await this.walk(plan, query));
     return { ...walk, ...counts };
   }
 
-  /** The page a cursor walk reaches, with its neighbours: `next` and `previous` when matching rows lie beyond it. */
-  private async walk(plan: SearchPlan, query: SubscriberSearch) {
-    const walked = await this.tryWalk(plan, query);
+  /**
+   * The page a cursor walk reaches, with its neighbours: `next` and `previous` when matching rows lie beyond it.
+   * `counted`: the page's statement counts every match too (`matched`, D76).
+   */
+  private async walk(plan: SearchPlan, query: SubscriberSearch, counted = false) {
+    const walked = await this.tryWalk(plan, query, counted);
     if (!walked) throw new Error("a walk with no bound reaches its page");
     return walked;
   }
 
   /** `walk`, or undefined when a bounded walk (D58) could not tell the page or a neighbour within its bound. */
-  private async tryWalk(plan: SearchPlan, query: SubscriberSearch) {
+  private async tryWalk(plan: SearchPlan, query: SubscriberSearch, counted = false) {
     const sent = query.after ?? query.before;
     // The pipeline refused a cursor the model cannot read (its time no real instant).
     const read = sent === undefined ? undefined : readSubscriberCursor(sent);
     const cursor = read && (await this.searches.cursorKey(plan, read));
-    if (sent !== undefined && !cursor) return { data: [], next: null, previous: null, live: undefined };
-    const page = await this.searches.page(plan, query, cursor);
+    if (sent !== undefined && !cursor)
+      return { data: [], next: null, previous: null, live: undefined, matched: undefined };
+    const page = await this.searches.page(plan, query, cursor, counted);
     if (!page) return undefined;
-    const { items, more, live } = page;
+    const { items, more, live, matched } = page;
     const first = items[0];
     const last = items.at(-1);
-    if (!first || !last) return { data: [], next: null, previous: null, live };
+    if (!first || !last) return { data: [], next: null, previous: null, live, matched };
     // The look-ahead row answers for the side the page was read towards; the other side needs a query.
     const rowsFollow = plan.forward ? more : await this.searches.exists(plan, plan.keyOf(last), true);
     const rowsPrecede = plan.forward
@@ -207,6 +219,7 @@ export class SubscriberStore {
       next: rowsFollow ? subscriberCursorOf(data.at(-1) as Subscriber, query.orderBy) : null,
       previous: rowsPrecede ? subscriberCursorOf(data[0] as Subscriber, query.orderBy) : null,
       live,
+      matched,
     };
   }
 

@@ -159,19 +159,36 @@ export class SubstringFilter {
     term: string,
     use: ConditionUse = "count",
   ): Promise<Expression<SqlBool>> {
+    return (await this.indexedCondition(table, column, term, use)).expression;
+  }
+
+  /**
+   * `condition`, and whether it asks a gram index for the term's rows (`indexed`): a statement it filters then reads
+   * every match, in no order; the LIKE alone (a common term, or a walk) reads rows in the order's index and may stop at
+   * a page.
+   */
+  async indexedCondition(
+    table: string,
+    column: SearchedColumn,
+    term: string,
+    use: ConditionUse = "count",
+  ): Promise<{ expression: Expression<SqlBool>; indexed: boolean }> {
     const searched = sql.ref(`${table}.${column}_search`);
     const like = sql<SqlBool>`${searched} LIKE lower(${likeContains(term)})`;
-    if (use === "walk") return like;
+    if (use === "walk") return { expression: like, indexed: false };
     const common = use === "page" ? this.pageOnlyCommonShare : this.commonShare;
     if (await this.bigramIsRare(column, term, common)) {
       // The term is its own 2-gram. Should the database's lower() make it longer than JavaScript's did, the condition
       // asks for no gram, which every row passes: slower, never wrong.
       const bigram = sql`CASE WHEN char_length(lower(${term})) = 2 THEN ARRAY[lower(${term})] ELSE '{}'::text[] END`;
-      return sql<SqlBool>`substring_bigrams(${searched}) @> ${bigram} AND ${like}`;
+      return { expression: sql<SqlBool>`substring_bigrams(${searched}) @> ${bigram} AND ${like}`, indexed: true };
     }
     const grams = await this.chooseGrams(column, term, common);
-    if (!grams) return like;
-    return sql<SqlBool>`substring_grams(${searched}) @> substring_grams_among(lower(${term}), ${grams}::text[]) AND ${like}`;
+    if (!grams) return { expression: like, indexed: false };
+    return {
+      expression: sql<SqlBool>`substring_grams(${searched}) @> substring_grams_among(lower(${term}), ${grams}::text[]) AND ${like}`,
+      indexed: true,
+    };
   }
 
   private read(): Promise<GramStatistics> {
