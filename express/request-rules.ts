@@ -133,15 +133,21 @@ export const refuseUnstorableInput: RequestHandler = (req, _res, next) => {
  */
 export function queryParameterProblems(id: OperationId, req: Request): FieldErrors | undefined {
   const known: readonly string[] = operationTable[id].queryParameters;
-  const problems: FieldErrors = {};
-  for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
+  const query = req.query as Record<string, unknown>;
+  let problems: FieldErrors | undefined;
+  // Read in place: this runs on every request, and most have nothing to report.
+  for (const name of Object.keys(query)) {
+    const value = query[name];
     if (!known.includes(name))
-      problems[`query.${name}`] = { messages: ["is not a known query parameter"], value: (value ?? null) as never };
+      (problems ??= {})[`query.${name}`] = {
+        messages: ["is not a known query parameter"],
+        value: (value ?? null) as never,
+      };
     else if (typeof value === "number" && !Number.isFinite(value)) {
-      problems[`query.${name}`] = { messages: ["must be a finite number"], value: String(value) };
+      (problems ??= {})[`query.${name}`] = { messages: ["must be a finite number"], value: String(value) };
     }
   }
-  return Object.keys(problems).length > 0 ? problems : undefined;
+  return problems;
 }
 
 function hasBodyBytes(req: Request): boolean {
