@@ -138,13 +138,14 @@ export function queryParameterProblems(id: OperationId, req: Request): FieldErro
   // Read in place: this runs on every request, and most have nothing to report.
   for (const name of Object.keys(query)) {
     const value = query[name];
-    if (!known.includes(name))
-      (problems ??= {})[`query.${name}`] = {
-        messages: ["is not a known query parameter"],
-        value: (value ?? null) as never,
-      };
-    else if (typeof value === "number" && !Number.isFinite(value)) {
-      (problems ??= {})[`query.${name}`] = { messages: ["must be a finite number"], value: String(value) };
+    const problem = !known.includes(name)
+      ? { messages: ["is not a known query parameter"], value: (value ?? null) as never }
+      : typeof value === "number" && !Number.isFinite(value)
+        ? { messages: ["must be a finite number"], value: String(value) }
+        : undefined;
+    if (problem) {
+      problems ??= {};
+      problems[`query.${name}`] = problem;
     }
   }
   return problems;

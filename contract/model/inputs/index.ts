@@ -122,7 +122,10 @@ export function refusalOf<K extends DeclaredOperation>(
     const name = declared[1];
     const value = (request[place] as Record<string, unknown>)[name];
     const problem = value === undefined ? undefined : declared[2].refuse?.(value);
-    if (problem) (errors ??= {})[`${place}.${name}`] = { messages: [problem], value };
+    if (problem) {
+      errors ??= {};
+      errors[`${place}.${name}`] = { messages: [problem], value };
+    }
   }
   if (errors) {
     const example = (operationTable[id].examples as Record<string, readonly string[]>)["422"]?.[0] ?? "Validation";
