@@ -524,7 +524,7 @@ export class SubscriberSearchQueries {
     return this.capped(n);
   }
 
-  /** Whether the search's count is kept rather than read from the rows: no filter, or a lone term of up to three characters. */
+  /** Whether the search's count is kept, not read from rows: no filter, or a lone term of up to three characters. */
   countIsKept(query: SubscriberSearch): boolean {
     return givenFilters(query).length === 0 || loneShortTerm(query) !== undefined;
   }
