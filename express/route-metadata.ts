@@ -70,8 +70,12 @@ export function routeCompiledOnce(upstream: RequestHandler): RequestHandler {
     const matched = route.regexp.exec(req.url.split("?")[0] as string);
     if (matched === null) return upstream(req, res, next);
     const pathParams: Record<string, string> = {};
+    const { keys } = route;
     try {
-      for (const [i, key] of route.keys.entries()) pathParams[key.name] = decodeURIComponent(matched[i + 1] as string);
+      // By index: an entries() iterator destructured on every request is garbage for nothing.
+      for (let i = 0; i < keys.length; i++) {
+        pathParams[(keys[i] as { name: string }).name] = decodeURIComponent(matched[i + 1] as string);
+      }
     } catch {
       return upstream(req, res, next);
     }

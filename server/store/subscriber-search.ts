@@ -90,6 +90,12 @@ function givenFilters(query: SubscriberSearch): [FilterName, string][] {
   });
 }
 
+/** The term of an e-mail filter given alone: its count reads its large domains first (`emailTermCountSql`). */
+function loneEmailTerm(query: SubscriberSearch): string | undefined {
+  const given = givenFilters(query);
+  return given.length === 1 && given[0]?.[0] === "email" ? given[0][1] : undefined;
+}
+
 /** The search's only filter, when it is a substring term of one to three characters: its count is kept. */
 function loneShortTerm(query: SubscriberSearch): [SearchedColumn, string] | undefined {
   const [only, ...others] = givenFilters(query);
@@ -425,9 +431,8 @@ export class SubscriberSearchQueries {
   ) {
     const direction = plan.direction(plan.forward);
     const everyMatch = this.reads.selectFrom("matches" as never).select(sql<string>`count(*)`.as("n"));
-    const given = givenFilters(query);
-    // An e-mail term alone is counted as `count` counts it: its large domains first (`emailTermCountSql`).
-    const email = given.length === 1 && given[0]?.[0] === "email" ? given[0][1] : undefined;
+    // An e-mail term alone is counted as `count` counts it: its large domains first.
+    const email = loneEmailTerm(query);
     const matched =
       email === undefined ? sql`(${everyMatch})` : this.emailTermCountSql(plan.environmentId, email, everyMatch);
     const past = from && plan.beyond(from.key, plan.forward, from.inclusive);
@@ -514,12 +519,12 @@ export class SubscriberSearchQueries {
     const { environmentId } = plan;
     const given = givenFilters(query);
     const lone = loneShortTerm(query);
+    const email = loneEmailTerm(query);
     const counted = this.rowsUpToCap(plan);
     let n: number;
     if (given.length === 0) n = await this.liveSubscribers(environmentId);
     else if (lone) n = await this.keptGramCount(environmentId, lone, counted);
-    else if (given.length === 1 && given[0]?.[0] === "email")
-      n = await this.emailTermCount(environmentId, given[0][1], counted);
+    else if (email !== undefined) n = await this.emailTermCount(environmentId, email, counted);
     else n = (await counted.executeTakeFirstOrThrow()).n;
     return this.capped(n);
   }
