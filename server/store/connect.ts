@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { Kysely, type KyselyConfig, PostgresDialect } from "kysely";
 import pg from "pg";
 import { lockDataDirectory } from "./data-directory-lock.js";
+import { queriesThroughCallbacks } from "./pg-callback-queries.js";
 import { openPGlite } from "./pglite-open.js";
 import { PGlitePool, type PGliteSource, singleInstance } from "./pglite-pool.js";
 import { PGliteSupervisor } from "./pglite-supervisor.js";
@@ -85,6 +86,8 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
         max: options.poolSize ?? 10,
         ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
       });
+      // First: the statement wrappers after it call the callback form it puts under them (D77).
+      queriesThroughCallbacks(pool);
       if (options.preparedStatements !== false) prepareStatements(pool);
       const told = (error: Error) => options.onConnectionError?.(error);
       // Idle connections report to the pool; a connection lent out reports to its own client, between queries too.
