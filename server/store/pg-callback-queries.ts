@@ -2,14 +2,15 @@
  * Every statement of a node-postgres pool run through its callback form, the promise made here (D77).
  *
  * `client.query(text, values)` without a callback (how Kysely calls it) makes its Query with no callback and gives it
- * one just after, inside the promise it returns (pg's client.js). A Query whose `callback` is set again after it was
- * made is, in V8, what makes everything the statement reads outlive the young generation's collections: its rows'
- * strings, the Query, the promise and their closures are copied once and then moved to the old generation, where only
- * the next full collection frees them. Measured on Node 24 and Node 20 with node-postgres alone (16 loops of a lookup
- * of one 3 kB notification): a Query given its callback when made, 0.6% of the young generation surviving each
- * collection, none of it promoted, 0.2-2 ms pauses on a 4 MB young generation; the same statement through the promise
- * form, 30-45% surviving, 3-6 MB promoted per collection, and the young generation grown to 64 MB with pauses of 2-10
- * ms. In the server under a closed loop of lists, 13 MB was promoted every ~0.13 s (about 40 kB a request).
+ * one just after, inside the promise it returns (pg's client.js). Measured, that is the difference: a Query whose
+ * `callback` is set after it was made has everything its statement read outlive the young generation's collections
+ * (its rows' strings, the Query, the promise and their closures are copied once, then moved to the old generation,
+ * where only the next full collection frees them); why V8 keeps them is not established. On Node 24 and Node 20 with
+ * node-postgres alone (16 loops of a lookup of one 3 kB notification): a Query given its callback when made, 0.6% of
+ * the young generation surviving each collection, none of it promoted, 0.2-2 ms pauses on a 4 MB young generation;
+ * the same statement through the promise form, 30-45% surviving, 3-6 MB promoted per collection, and the young
+ * generation grown to 64 MB with pauses of 2-10 ms. In the server under a closed loop of lists, 13 MB was promoted
+ * every ~0.13 s (about 40 kB a request).
  *
  * Calls with a callback, and submittables (pg-cursor, a Query made by the caller), go through unchanged.
  */
