@@ -1,11 +1,12 @@
 /**
- * What a start announces once it answers: one JSON log line for programs (the ready line), then a banner for people.
+ * What a start announces once it answers: a banner for people, then one JSON log line for programs (the ready line).
  *
  *   {"level":30,"time":...,"msg":"ready","api":"http://127.0.0.1:3000","docs":".../docs","spec":".../openapi.json",
  *    "database":"PGlite in memory ...","demoKeys":{"Production":"b23e...","Development":"4b2c..."}}
  *
  * The ready line is written at every LOG_LEVEL; tools (the tests, the benchmark) read it with `readyLineIn`, never the
- * banner, whose words are free to change.
+ * banner, whose words are free to change. The ready line is written last (pino writes it asynchronously, on its own
+ * stream), so it usually follows the banner; a reader that needs the banner waits for it (test/server/start.test.ts).
  */
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
@@ -65,7 +66,7 @@ function banner(ready: ReadyLine, config: Config, exampleSubscriberId: string | 
   ];
 }
 
-/** Writes the ready line (whatever LOG_LEVEL says) and the banner. */
+/** Writes the banner, then the ready line (whatever LOG_LEVEL says). */
 export function announceReady(
   base: string,
   database: string,
@@ -81,8 +82,8 @@ export function announceReady(
     database,
     demoKeys: demo.keys,
   };
+  process.stdout.write(`${banner(ready, config, demo.exampleSubscriberId).join("\n")}\n`);
   const { msg, ...fields } = ready;
   logger.child({}, { level: "info" }).info(fields, msg);
-  process.stdout.write(`${banner(ready, config, demo.exampleSubscriberId).join("\n")}\n`);
   return ready;
 }
