@@ -4,7 +4,8 @@ import { execFileSync } from "node:child_process";
 /**
  * The benchmarked server's environment on a database of bench data: production, nothing seeded, and the bench data's
  * keys allowed (they are the public demo keys, which a production start holds only when told to). It sets none of the
- * tuning settings: the server runs on its defaults.
+ * tuning settings: the server runs on its defaults, but for the log level, which every process the benchmark starts
+ * runs at `warn` (scripts/processes.ts `startCommand`): no line per request.
  */
 export function benchServerEnv(databaseUrl: string): Record<string, string> {
   return { DATABASE_URL: databaseUrl, NODE_ENV: "production", SEED_DEMO_DATA: "false", ALLOW_DEMO_KEYS: "true" };

@@ -183,7 +183,7 @@ export const settings = {
     variable: "LOG_LEVEL",
     shown: "`info`",
     meaning:
-      "pino log level (`debug`, `info`, `warn`, `error`, `silent`); the JSON ready line is written at every level",
+      "pino log level (`debug`, `info`, `warn`, `error`, `silent`); the JSON ready line is written at every level; `info` and below write one line a request, which adds about a sixth to the CPU a request takes (docs/performance.md): `warn` where a proxy logs them",
     read: text("info"),
   }),
   validateResponses: setting({
