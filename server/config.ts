@@ -290,7 +290,8 @@ export const settings = {
   keepAliveTimeoutMs: setting({
     variable: "KEEP_ALIVE_TIMEOUT_MS",
     shown: "`5000`",
-    meaning: "an idle keep-alive connection is closed after this long",
+    meaning:
+      "an idle keep-alive connection is closed after this long, the time its answers advertise in `Keep-Alive: timeout` (Node holds the socket one second more, so a client reusing it at the edge is not reset)",
     read: integer(5000, 100),
   }),
   writeStallTimeoutMs: setting({
