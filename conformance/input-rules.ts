@@ -36,8 +36,9 @@ function randomFor(seed: number, name: string): Random {
 }
 
 /**
- * Every value of an input over the snapshot, for every seed: its samples, then their variants, each once; only those
- * the contract accepts (a value read from stored data the contract would refuse is not sent).
+ * Every value of an input over the snapshot, for every seed: its samples, then their variants (unless `variants` is
+ * false), each once; only those the contract accepts (a value read from stored data the contract would refuse is not
+ * sent). The samples are the same either way: each seed's are drawn before their variants.
  */
 function valuesOf(
   context: ConformanceContext,
@@ -45,13 +46,14 @@ function valuesOf(
   id: DeclaredOperation,
   name: string,
   declaration: Declaration,
+  { variants = true }: { variants?: boolean } = {},
 ): unknown[] {
   const { path, method } = operationTable[id];
   const values = seedsOf(context).flatMap((seed) => {
     const random = randomFor(seed, name);
     return declaration
       .samples(snapshot, random)
-      .flatMap((sample) => [sample, ...(declaration.variants?.(sample, random) ?? [])]);
+      .flatMap((sample) => [sample, ...((variants && declaration.variants?.(sample, random)) || [])]);
   });
   const distinct = [...new Map(values.map((value) => [JSON.stringify(value), value])).values()];
   return distinct.filter((value) => acceptsQueryValue(path, method, name, value));
@@ -104,7 +106,11 @@ function filterRules(id: "searchSubscribers" | "listNotifications", prefix: stri
     }));
 }
 
-/** The inputs of one kind, each value alone and with a filter of the operation drawn beside it. */
+/**
+ * The inputs of one kind, each value alone, and each sample also with a filter of the operation drawn beside it. A
+ * sample's other forms (the date-times' offsets and spellings) are sent alone: each names the sample's value, which
+ * the sample itself already sends beside the filters (a third of the requests of sending every form with each).
+ */
 function kindRule(id: "searchSubscribers" | "listNotifications", kind: string, rule: Pick<Rule, "id" | "text">): Rule {
   return {
     ...rule,
@@ -115,10 +121,15 @@ function kindRule(id: "searchSubscribers" | "listNotifications", kind: string, r
       let sent = 0;
       for (const [name, declaration] of queryInputs(id).filter(([, d]) => d.kind === kind)) {
         const filters = filter && filterName ? valuesOf(c, snapshot, id, filterName, filter).slice(0, 2) : [];
+        const samples = new Set(
+          valuesOf(c, snapshot, id, name, declaration, { variants: false }).map((value) => JSON.stringify(value)),
+        );
         for (const value of valuesOf(c, snapshot, id, name, declaration)) {
           for (const query of [
             { [name]: value },
-            ...filters.map((f) => ({ [name]: value, [filterName as string]: f })),
+            ...(samples.has(JSON.stringify(value))
+              ? filters.map((f) => ({ [name]: value, [filterName as string]: f }))
+              : []),
           ]) {
             if (id === "searchSubscribers") await expectSearch(c, snapshot, query as SubscriberSearchQuery);
             else await expectList(c, snapshot, query as NotificationListQuery);
