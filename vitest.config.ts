@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
+import { tsc7 } from "./scripts/typescript.js";
 import { noPostgres, notRuntime } from "./test/scopes.js";
 import LongestFirst from "./test/sequencer.js";
 
@@ -20,6 +21,8 @@ export default defineConfig({
       enabled: process.env.TEST_SCOPE !== "runtime",
       include: ["test/**/*.test-d.ts"],
       tsconfig: "./tsconfig.json",
+      // TypeScript 7, as `npm run typecheck` (scripts/typescript.ts).
+      checker: tsc7,
     },
     // A hang, not a speed check: tests that open PGlite alone take up to 22 s beside the rest on CI's two cores
     // (pglite-template, pool-errors, the counts' lone short term), and one at 11 s alone passed 30 there (stop 54).

@@ -3,7 +3,8 @@
  * so a page served over plain http on a LAN address lacks it; `crypto.getRandomValues` exists everywhere.
  */
 export interface RandomSource {
-  getRandomValues(array: Uint8Array): Uint8Array;
+  /** Given a `Uint8Array<ArrayBuffer>`: TypeScript 7's `crypto.getRandomValues` takes no view of a SharedArrayBuffer. */
+  getRandomValues(array: Uint8Array<ArrayBuffer>): Uint8Array;
   randomUUID?: () => string;
 }
 

@@ -3,10 +3,10 @@ import { fileURLToPath } from "node:url";
 
 const binDir = fileURLToPath(new URL("../node_modules/.bin/", import.meta.url));
 
-/** Runs a tool from node_modules/.bin; its chatter is shown only when it fails. */
+/** Runs a tool from node_modules/.bin (or at a path, with a slash in it); its chatter is shown only when it fails. */
 export function runCli(tool: string, args: string[]): void {
   try {
-    execFileSync(binDir + tool, args, {
+    execFileSync(tool.includes("/") ? tool : binDir + tool, args, {
       stdio: "pipe",
       env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
     });

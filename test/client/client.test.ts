@@ -149,7 +149,7 @@ describe("the typed client against the Prism mock", () => {
 
 describe("newIdempotencyKey", () => {
   it("makes version 4 UUIDs from getRandomValues when randomUUID is missing, all different", () => {
-    const source = { getRandomValues: (array: Uint8Array) => globalThis.crypto.getRandomValues(array) };
+    const source = { getRandomValues: (array: Uint8Array<ArrayBuffer>) => globalThis.crypto.getRandomValues(array) };
     const keys = Array.from({ length: 1000 }, () => newIdempotencyKey(source));
     for (const key of keys)
       expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

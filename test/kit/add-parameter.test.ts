@@ -20,8 +20,7 @@ function insertBefore(file: string, before: string, text: string): void {
   writeFileSync(file, source.slice(0, at) + text + source.slice(at));
 }
 
-const tsc = (copy: string) =>
-  run(copy, process.execPath, [join(copy, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"]);
+const tsc = (copy: string) => run(copy, "npm", ["run", "typecheck"]);
 const vitest = (copy: string, ...args: string[]) => vitestIn(copy, 400, ...args);
 const gate = (copy: string) => run(copy, process.execPath, ["--import", "tsx", "scripts/diff.ts", "--gate"]);
 

@@ -13,13 +13,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type StartedProcess, startCommand } from "../../scripts/processes.js";
+import { tsc5 } from "../../scripts/typescript.js";
 import { packedTarballs } from "../support/tarballs.js";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
 const implementation = fileURLToPath(new URL("./backend-app/src/", import.meta.url));
 const hosts = fileURLToPath(new URL("./host-apps/src/", import.meta.url));
-/** The repository's TypeScript (5.9); the app installs TypeScript 7 of its own. */
-const tsc5 = join(root, "node_modules", ".bin", "tsc");
 
 /** What the hosts need besides the packages, at the versions they were tried with. */
 const hostPackages = [
