@@ -55,6 +55,11 @@ export const notRuntime = [
   "test/server/notification-answers.test.ts",
   // NODE_ENV=production's refusals are the server's logic; start.test.ts starts and stops processes on each Node.
   "test/server/production-start.test.ts",
+  // What survives kill -9 is the database's (its WAL, PGlite's fsync), and a data directory's lock is a file and a
+  // pid's liveness, the same system calls on every Node; the processes they start and kill are start.test.ts's on
+  // each Node, and full-disk.test.ts keeps PGlite's worker and its supervisor on Node 24 (D78).
+  "test/reliability/durability.test.ts",
+  "test/reliability/data-directory-lock.test.ts",
   // What the database decides: statistics after a load, the migration lock under a statement timeout, the template.
   "test/server/statistics.test.ts",
   "test/server/migration-lock.test.ts",
