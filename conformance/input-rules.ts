@@ -109,7 +109,7 @@ function filterRules(id: "searchSubscribers" | "listNotifications", prefix: stri
 /**
  * The inputs of one kind, each value alone, and each sample also with a filter of the operation drawn beside it. A
  * sample's other forms (the date-times' offsets and spellings) are sent alone: each names the sample's value, which
- * the sample itself already sends beside the filters (a third of the requests of sending every form with each).
+ * the sample itself already sends beside the filters (two fifths of the requests of sending every form with each).
  */
 function kindRule(id: "searchSubscribers" | "listNotifications", kind: string, rule: Pick<Rule, "id" | "text">): Rule {
   return {
