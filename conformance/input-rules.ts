@@ -9,7 +9,7 @@ import type { NotificationListQuery, SubscriberSearchQuery } from "@novu-query/c
 import { type DeclaredOperation, declaredInputs, inputs, type ModelData, Random } from "@novu-query/contract/model";
 import { operationTable } from "@novu-query/contract/operations";
 import { type ConformanceContext, type Rule, RuleFailure } from "./context.js";
-import { expectList, expectSearch, type Snapshot, snapshotOf } from "./oracle.js";
+import { atLastPage, expectList, expectSearch, type Snapshot, snapshotOf } from "./oracle.js";
 import { seedsOf } from "./patch-rules.js";
 import { acceptsQueryValue } from "./spec-validator.js";
 
@@ -132,6 +132,8 @@ function kindRule(id: "searchSubscribers" | "listNotifications", kind: string, r
               : []),
           ]) {
             if (id === "searchSubscribers") await expectSearch(c, snapshot, query as SubscriberSearchQuery);
+            else if (kind === "window")
+              await expectList(c, snapshot, atLastPage(snapshot, query as NotificationListQuery));
             else await expectList(c, snapshot, query as NotificationListQuery);
             sent += 1;
           }

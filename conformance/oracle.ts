@@ -15,6 +15,8 @@ import type {
 import {
   type Answer,
   canonicalJson,
+  dateTimeMilliseconds,
+  listedNotifications,
   listNotifications,
   type NotificationListQuery,
   type SubscriberSearchQuery,
@@ -249,4 +251,22 @@ export async function expectList(
     ...fieldDifferences(body, data, ["hasMore", "page", "pageSize"]),
   ]);
   return data;
+}
+
+/**
+ * The same list query at the last page the model fills (the first when its answer fits one page). A bound that drops
+ * rows at the end of the list (a lower bound ignored or loosened) changes its last page and its `hasMore`, where the
+ * first page is the same whenever a page of newer rows passes the bound. Over a partial snapshot, a query whose own
+ * `after` reaches before the window read keeps its first page: the rows past the window are not known.
+ */
+export function atLastPage(snapshot: Snapshot, query: NotificationListQuery): NotificationListQuery {
+  const windowStart = snapshot.window.after;
+  if (windowStart !== undefined && query.after !== undefined) {
+    const after = dateTimeMilliseconds(query.after);
+    if (Number.isNaN(after) || after < Date.parse(windowStart)) return query;
+  }
+  const listed = listedNotifications(snapshot.notifications, snapshot.subscribers, { ...snapshot.window, ...query });
+  if (listed.status !== 200) return query;
+  const limit = query.limit ?? operationTable.listNotifications.queryDefaults.limit;
+  return { ...query, page: Math.max(0, Math.ceil(listed.body.length / limit) - 1) };
 }

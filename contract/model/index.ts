@@ -28,6 +28,7 @@ export { idempotencyDocsLink, messages } from "./messages.js";
 export {
   compareNewestFirst,
   getNotification,
+  listedNotifications,
   listNotifications,
   matchesNotificationFilters,
   type NotificationListQuery,

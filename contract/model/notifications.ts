@@ -39,19 +39,18 @@ export function compareNewestFirst(a: Notification, b: Notification): number {
 }
 
 /**
- * One page of the list: the notifications that pass every filter (ANDed; the subscriber filters ORed among
- * themselves) with `createdAt` inside the inclusive window, newest first, `limit` from `page * limit`; `hasMore` when
- * another one follows the page.
+ * Every notification a list query selects, across all its pages: those that pass every filter (ANDed; the
+ * subscriber filters ORed among themselves) with `createdAt` inside the inclusive window, newest first, the rows
+ * themselves (not copies); or the refusal the list answers. `page` and `limit` are not read.
  */
-export function listNotifications(
+export function listedNotifications(
   notifications: readonly Notification[],
   subscribers: readonly Subscriber[],
   query: NotificationListQuery,
   options: ListOptions = {},
-): Answer<ListNotificationsResponse> {
+): Answer<readonly Notification[]> {
   const window = listWindow(query, options);
   if ("status" in window) return window;
-  const { page, limit } = { ...operationTable.listNotifications.queryDefaults, ...query };
   const to = resolveSubscriberFilters(subscribers, query);
   const after = window.after.getTime();
   const before = window.before.getTime();
@@ -62,10 +61,23 @@ export function listNotifications(
     })
     .filter((n) => (to === undefined || to.has(n._subscriberId)) && matchesNotificationFilters(n, query))
     .sort(compareNewestFirst);
+  return ok(matching);
+}
+
+/** One page of the list (`listedNotifications`), `limit` rows from `page * limit`; `hasMore` when another follows. */
+export function listNotifications(
+  notifications: readonly Notification[],
+  subscribers: readonly Subscriber[],
+  query: NotificationListQuery,
+  options: ListOptions = {},
+): Answer<ListNotificationsResponse> {
+  const listed = listedNotifications(notifications, subscribers, query, options);
+  if (listed.status !== 200) return listed;
+  const { page, limit } = { ...operationTable.listNotifications.queryDefaults, ...query };
   const offset = page * limit;
   return ok({
-    data: structuredClone(matching.slice(offset, offset + limit)),
-    hasMore: matching.length > offset + limit,
+    data: structuredClone(listed.body.slice(offset, offset + limit)),
+    hasMore: listed.body.length > offset + limit,
     pageSize: limit,
     page,
   });

@@ -405,6 +405,23 @@ export const faults: Fault[] = [
     service: listQuery((q) => ({ ...q, before: undefined })),
   },
   {
+    id: "list-after-ignored",
+    description: "after is ignored",
+    caughtBy: ["list.dates.forms"],
+    service: listQuery((q) => ({ ...q, after: undefined })),
+  },
+  {
+    id: "list-after-ignored-unfiltered",
+    description: "after is ignored on the list without filters (a fast path that forgets it)",
+    caughtBy: ["list.dates.forms"],
+    service: listQuery((q) => {
+      const filtered = (
+        ["channels", "templates", "emails", "subscriberIds", "severity", "topicKey", "search", "transactionId"] as const
+      ).some((name) => q[name as keyof typeof q] !== undefined);
+      return filtered ? q : { ...q, after: undefined };
+    }),
+  },
+  {
     id: "list-dates-reversed-accepted",
     description: "after later than before is answered with an empty page",
     caughtBy: ["list.dates.reversed"],
