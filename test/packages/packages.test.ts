@@ -44,9 +44,11 @@ const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
  * 1.6 MB (1.55 MB); and with every zod check worded as the server words it (an enum's message lists its values),
  * 266 kB: the budget is 275 kB. The TanStack Query options for every framework (`/query`, `/vue-query`,
  * `/svelte-query`: about 55 kB installed with their declarations and source maps, the entries' page types named so
- * that their declarations do not spell them out) took it to 274.5 kB and 1.62 MB: the budgets are 285 kB and 1.65 MB.
+ * that their declarations do not spell them out) took it to 274.5 kB and 1.62 MB: the budgets were 285 kB and 1.65 MB.
+ * The model's `listedNotifications` (D79: every row a list query selects, which the conformance rules count) took the
+ * install to 1,651.7 kB, the tarball 280.3 kB: the install's budget is 1.7 MB.
  */
-const budget = { contractTarball: 285_000, contractInstall: 1_650_000, clientBundle: 10_000 };
+const budget = { contractTarball: 285_000, contractInstall: 1_700_000, clientBundle: 10_000 };
 /** The skeleton's budget (issue 26): Express, express-openapi-validator and the contract are 108 packages, 16 MB. */
 const skeletonBudget = { packages: 115, bytes: 20_000_000 };
 
