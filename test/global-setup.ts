@@ -8,7 +8,7 @@
  * empty database, ConnectOptions.pgliteTemplate: the server's cached one) that the test stores in memory start from:
  * initdb and the migrations once per set of migrations instead of once per database (about 2 s of CPU each). On
  * PostgreSQL and Citus, makes the like of it (TEST_POSTGRES_TEMPLATE, test/support/databases.ts): a migrated database
- * that the test servers' and stores' databases are copied from.
+ * that the test servers' and stores' databases are copied from. Runs once however many vitest projects name it.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -57,7 +57,31 @@ function startCitus(): () => void {
   };
 }
 
+/**
+ * Each vitest project names this setup (vitest.config.ts), and vitest runs it once per project in its own process:
+ * the first call starts everything, the others share it, and the last teardown stops it.
+ */
+interface Shared {
+  started: Promise<() => Promise<void>>;
+  users: number;
+}
+// On globalThis, since each project may load this module apart.
+const registry = globalThis as typeof globalThis & { novuQueryTestSetup?: Shared };
+
 export default async function setup(): Promise<() => Promise<void>> {
+  registry.novuQueryTestSetup ??= { started: start(), users: 0 };
+  const shared = registry.novuQueryTestSetup;
+  shared.users += 1;
+  const teardown = await shared.started;
+  return async () => {
+    shared.users -= 1;
+    if (shared.users > 0) return;
+    delete registry.novuQueryTestSetup;
+    await teardown();
+  };
+}
+
+async function start(): Promise<() => Promise<void>> {
   process.env.NOVU_QUERY_TARBALLS = join(tmpdir(), `novu-query-tarballs-${process.pid}-${Date.now()}`);
   // The server's cached one (written once per set of migrations); the run's own where it cannot be written.
   const templateDir = mkdtempSync(join(tmpdir(), "novu-query-pglite-template-"));

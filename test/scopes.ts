@@ -92,3 +92,11 @@ export const noPostgres = [
   "test/server/scaffold.test.ts",
   "test/server/start.test.ts",
 ];
+
+/**
+ * The files that replace a module for themselves (`vi.mock`, `vi.doMock`): vitest.config.ts runs them in a project
+ * of their own, each in a fresh module graph. Every other file shares its worker's modules (D80), where such a mock
+ * would not reach a module an earlier file loaded, and could reach later files. test/layout/scopes.test.ts holds this
+ * list to the files that mock.
+ */
+export const isolated = ["test/reliability/fuzz-teeth.test.ts"];

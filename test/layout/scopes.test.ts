@@ -1,12 +1,13 @@
 /**
  * The test files a run leaves out (test/scopes.ts) are what their names say: each pattern names files that exist, and
- * the files left out on Citus never reach a PostgreSQL database, so that leaving them out there loses no Citus run.
+ * the files left out on Citus never reach a PostgreSQL database, so that leaving them out there loses no Citus run;
+ * the files that mock a module are the ones run in a module graph of their own.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { noPostgres, notRuntime, releaseProofs } from "../scopes.js";
+import { isolated, noPostgres, notRuntime, releaseProofs } from "../scopes.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -42,9 +43,12 @@ const reachesPostgres = [
 const scripts: Record<string, string> = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts;
 
 describe("the test scopes", () => {
-  it.each([...releaseProofs, ...notRuntime, ...noPostgres])("%s names test files that exist", (pattern) => {
-    expect(matching(pattern)).not.toEqual([]);
-  });
+  it.each([...releaseProofs, ...notRuntime, ...noPostgres, ...isolated])(
+    "%s names test files that exist",
+    (pattern) => {
+      expect(matching(pattern)).not.toEqual([]);
+    },
+  );
 
   it("npm test leaves out the release proofs, test:release runs them alone and test:all everything", () => {
     const excluded = [...(scripts.test ?? "").matchAll(/--exclude '([^']+)'/g)].map((match) => match[1]);
@@ -54,6 +58,13 @@ describe("the test scopes", () => {
       `vitest run ${folders.join(" ")}`,
     );
     expect(scripts["test:all"]).toBe("vitest run");
+  });
+
+  it("runs every file that mocks a module in a module graph of its own, and only those", () => {
+    const mocking = testFiles.filter((file) => /\bvi\.(mock|doMock)\(/.test(readFileSync(join(root, file), "utf8")));
+    expect(mocking, "test/scopes.ts `isolated` lists the files that call vi.mock or vi.doMock").toEqual(
+      isolated.flatMap(matching),
+    );
   });
 
   it.each(noPostgres.flatMap(matching))("%s, left out on Citus, never reaches PostgreSQL", (file) => {
