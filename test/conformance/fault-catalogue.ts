@@ -5,7 +5,9 @@
  */
 import {
   containsIgnoringCase,
+  declaredInputs,
   getNotification,
+  inputs,
   listNotifications,
   messages,
   patchSubscriber,
@@ -29,6 +31,15 @@ export interface Fault {
   preventedByPipeline?: true;
   service: ServiceOptions;
 }
+
+/** The list's filters, as the contract declares them (contract/model/inputs/). */
+const listFilters = declaredInputs("listNotifications")
+  .filter(([place]) => place === "query")
+  .map(([, name]) => name)
+  .filter((name) => {
+    const kind = (inputs.listNotifications.query as Record<string, { kind: string }>)[name]?.kind;
+    return kind === "filter" || kind === "subscriber-filter";
+  });
 
 type Search = Operations["search"];
 type List = Operations["list"];
@@ -414,12 +425,9 @@ export const faults: Fault[] = [
     id: "list-after-ignored-unfiltered",
     description: "after is ignored on the list without filters (a fast path that forgets it)",
     caughtBy: ["list.dates.forms"],
-    service: listQuery((q) => {
-      const filtered = (
-        ["channels", "templates", "emails", "subscriberIds", "severity", "topicKey", "search", "transactionId"] as const
-      ).some((name) => q[name as keyof typeof q] !== undefined);
-      return filtered ? q : { ...q, after: undefined };
-    }),
+    service: listQuery((q) =>
+      listFilters.some((name) => q[name as keyof typeof q] !== undefined) ? q : { ...q, after: undefined },
+    ),
   },
   {
     id: "list-dates-reversed-accepted",
