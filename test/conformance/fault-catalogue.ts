@@ -5,7 +5,6 @@
  */
 import {
   containsIgnoringCase,
-  declaredInputs,
   getNotification,
   inputs,
   listNotifications,
@@ -33,13 +32,9 @@ export interface Fault {
 }
 
 /** The list's filters, as the contract declares them (contract/model/inputs/). */
-const listFilters = declaredInputs("listNotifications")
-  .filter(([place]) => place === "query")
-  .map(([, name]) => name)
-  .filter((name) => {
-    const kind = (inputs.listNotifications.query as Record<string, { kind: string }>)[name]?.kind;
-    return kind === "filter" || kind === "subscriber-filter";
-  });
+const listFilters = Object.entries(inputs.listNotifications.query as Record<string, { kind: string }>)
+  .filter(([, declaration]) => declaration.kind === "filter" || declaration.kind === "subscriber-filter")
+  .map(([name]) => name);
 
 type Search = Operations["search"];
 type List = Operations["list"];
