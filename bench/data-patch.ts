@@ -6,7 +6,9 @@
  * the layout differs; medians and ratios. The PATCH writes the order row in both (its statement does), so the old
  * layout is measured with that cost too: the ratio is, if anything, low. On PostgreSQL
  * (the private cluster, or BENCH_DATABASE_URL's server), PGlite (one connection) and Citus when its source is at hand.
- * Store calls in one transaction with the idempotency record, as the server runs a PATCH. Writes bench/DATA-PATCH.md.
+ * Store calls in one transaction with the idempotency record, as the server runs a PATCH. Then, on PostgreSQL and PGlite, the
+ * same PATCHes with the kept counts' UPDATE trigger as a row trigger with a WHEN (migration 014, D81) beside the
+ * statement trigger it replaced. Writes bench/DATA-PATCH.md.
  */
 import { writeFileSync } from "node:fs";
 import { type Kysely, sql } from "kysely";
@@ -36,7 +38,13 @@ interface Target {
   counted: boolean;
 }
 
-/** The two layouts, each made from the other by its statements (in one transaction). */
+interface Variant {
+  name: string;
+  /** What makes this variant from the other one (in one transaction). */
+  statements: readonly string[];
+}
+
+/** The two layouts, each made from the other by its statements. */
 const layouts = [
   { name: "order beside the row", statements: ["DROP INDEX IF EXISTS subscribers_order_updated"] },
   {
@@ -45,15 +53,42 @@ const layouts = [
       "CREATE INDEX subscribers_order_updated ON subscribers (environment_id, updated_at, id) WHERE NOT deleted",
     ],
   },
-] as const;
+] as const satisfies readonly Variant[];
 
-async function switchLayout(db: Kysely<Database>, layout: (typeof layouts)[number]): Promise<void> {
+/**
+ * The kept counts' UPDATE trigger (D81): a row trigger whose WHEN compares the searched columns (migration 014), and
+ * the statement trigger over transition tables that migration 006 made, which ran its function on every UPDATE. Not
+ * on Citus, which has only ever run the row trigger (citus/distribute.sql).
+ */
+const countTriggers = [
+  {
+    name: "row trigger with WHEN (014)",
+    statements: [
+      "DROP TRIGGER subscribers_kept_counts_update ON subscribers",
+      `CREATE TRIGGER subscribers_kept_counts_update AFTER UPDATE ON subscribers FOR EACH ROW
+        WHEN ((OLD.email_search, OLD.phone_search, OLD.name_search, OLD.deleted)
+          IS DISTINCT FROM (NEW.email_search, NEW.phone_search, NEW.name_search, NEW.deleted))
+        EXECUTE FUNCTION count_subscriber_row()`,
+    ],
+  },
+  {
+    name: "statement trigger (006)",
+    statements: [
+      "DROP TRIGGER subscribers_kept_counts_update ON subscribers",
+      `CREATE TRIGGER subscribers_kept_counts_update AFTER UPDATE ON subscribers
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT
+        EXECUTE FUNCTION count_subscriber_statement()`,
+    ],
+  },
+] as const satisfies readonly Variant[];
+
+async function switchTo(db: Kysely<Database>, variant: Variant): Promise<void> {
   await db.transaction().execute(async (tx) => {
     // Citus: its tables' triggers made and dropped only with the first setting, and DDL with a statement over every
     // shard in one transaction only on one connection per node (kept-counts.ts).
     await sql`SET LOCAL citus.enable_unsafe_triggers = on`.execute(tx);
     await sql`SET LOCAL citus.multi_shard_modify_mode = 'sequential'`.execute(tx);
-    for (const statement of layout.statements) await sql.raw(statement).execute(tx);
+    for (const statement of variant.statements) await sql.raw(statement).execute(tx);
   });
   await sql`ANALYZE subscribers`.execute(db);
 }
@@ -113,41 +148,50 @@ async function round(target: Target, loops: number) {
   return { perSecond: run.requestsPerSecond, p50: summarize(run.latenciesMs).p50, hotShare };
 }
 
-/** Interleaved rounds of both layouts on one database: medians. */
-async function compare(target: Target, loops: number) {
+/** Interleaved rounds of two variants on one database, the first left in place: medians. */
+async function compare(target: Target, loops: number, variants: readonly [Variant, Variant]) {
   const runs: Awaited<ReturnType<typeof round>>[][] = [[], []];
   for (let r = 0; r < rounds; r++) {
-    for (const [at, layout] of layouts.entries()) {
-      await switchLayout(target.store.store.db, layout);
+    for (const [at, variant] of variants.entries()) {
+      await switchTo(target.store.store.db, variant);
       runs[at]?.push(await round(target, loops));
     }
   }
-  await switchLayout(target.store.store.db, layouts[0]);
-  const results = layouts.map((layout, at) => {
+  await switchTo(target.store.store.db, variants[0]);
+  return variants.map((variant, at) => {
     const shares = (runs[at] ?? []).flatMap((run) => (run.hotShare === undefined ? [] : [run.hotShare]));
     return {
-      name: layout.name,
+      name: variant.name,
       perSecond: median((runs[at] ?? []).map((run) => run.perSecond)),
       p50: median((runs[at] ?? []).map((run) => run.p50)),
       hotShare: shares.length > 0 ? median(shares) : undefined,
     };
   });
-  // The layouts did what they say: the old one updates no row in place of its version.
+}
+
+/** Both layouts; the old one checked to update no row in place of its version. */
+async function compareLayouts(target: Target, loops: number) {
+  const results = await compare(target, loops, layouts);
   if (results[1]?.hotShare !== undefined && results[1].hotShare > 0) {
     throw new Error(`"${layouts[1].name}" rounds made ${results[1].hotShare} of their updates HOT`);
   }
   return results;
 }
 
+/** Both count triggers, after the layouts (the order beside the row in place), the HOT share not read. */
+const compareTriggers = (target: Target, loops: number) => compare({ ...target, counted: false }, loops, countTriggers);
+
 const onPostgres = () =>
-  withScratchPostgres("novu_bench_patches", connections, async (store) =>
-    compare(await prepare(store, true), connections),
-  );
+  withScratchPostgres("novu_bench_patches", connections, async (store) => {
+    const target = await prepare(store, true);
+    return { layouts: await compareLayouts(target, connections), triggers: await compareTriggers(target, connections) };
+  });
 
 async function onPglite() {
   const store = await openStore({ totalCountCap: 50_000 });
   try {
-    return await compare(await prepare(store, true), 1);
+    const target = await prepare(store, true);
+    return { layouts: await compareLayouts(target, 1), triggers: await compareTriggers(target, 1) };
   } finally {
     await store.close();
   }
@@ -156,7 +200,7 @@ async function onPglite() {
 /** On Citus, when its source is at hand (the HOT share not read: the shards' statistics are on the workers). */
 const onCitus = () =>
   withScratchCitus("novu_bench_patches_citus", connections, async (store) =>
-    compare(await prepare(store, false), connections),
+    compareLayouts(await prepare(store, false), connections),
   );
 
 const postgresResults = await onPostgres();
@@ -165,17 +209,26 @@ const pgliteResults = await onPglite();
 console.log("PGlite", pgliteResults);
 const citusResults = process.argv.includes("--no-citus") ? undefined : await onCitus();
 
-const row = (driver: string, results: typeof postgresResults) => {
-  const [now, before] = results as [(typeof results)[0], (typeof results)[0]];
-  const share = (value: number | undefined) => (value === undefined ? "n/a" : `${Math.round(value * 100)}%`);
+type Compared = Awaited<ReturnType<typeof compareLayouts>>;
+const share = (value: number | undefined) => (value === undefined ? "n/a" : `${Math.round(value * 100)}%`);
+const row = (driver: string, results: Compared) => {
+  const [now, before] = results as [Compared[0], Compared[0]];
   return `| ${driver} | ${now.perSecond.toFixed(0)} | ${before.perSecond.toFixed(0)} | **${(now.perSecond / before.perSecond).toFixed(2)}×** | ${now.p50.toFixed(2)} | ${before.p50.toFixed(2)} | ${share(now.hotShare)} | ${share(before.hotShare)} |`;
 };
-const report = `# Data PATCHes and the update order
+const triggerRow = (driver: string, results: Compared) => {
+  const [now, before] = results as [Compared[0], Compared[0]];
+  return `| ${driver} | ${now.perSecond.toFixed(0)} | ${before.perSecond.toFixed(0)} | **${(now.perSecond / before.perSecond).toFixed(2)}×** | ${now.p50.toFixed(2)} | ${before.p50.toFixed(2)} |`;
+};
+const report = `# Data PATCHes: the update order and the count trigger
 
 \`npm run bench:patches\` (bench/data-patch.ts), ${new Date().toISOString().slice(0, 10)}, Node ${process.versions.node},
 ${subscribers.toLocaleString("en-US")} demo subscribers. PATCHes of \`data\` (what no index reads), each run as the server runs a
 PATCH (one transaction with its idempotency key's lock and stored answer); ${rounds} interleaved rounds of ${seconds} s per
-layout on one database, medians. "Order beside the row" is migration 010: the \`updatedAt\` order in
+variant on one database, medians.
+
+## The update order beside the row
+
+"Order beside the row" is migration 010: the \`updatedAt\` order in
 \`subscriber_update_order\`, written by the PATCH's own statement, so that the subscriber's update is HOT
 (PostgreSQL writes the new version on the same page and no index entry). "updated_at indexed on the row" is the same
 database with the index of before migration 010 made again: every PATCH a new entry in each of the table's indexes
@@ -183,12 +236,25 @@ database with the index of before migration 010 made again: every PATCH a new en
 
 | database | order beside the row (PATCH/s) | updated_at indexed on the row (PATCH/s) | ratio | p50 ms, beside | p50 ms, indexed | HOT updates, beside | HOT updates, indexed |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
-${row(`PostgreSQL, ${connections} connections`, postgresResults)}
-${row("PGlite, one connection", pgliteResults)}
+${row(`PostgreSQL, ${connections} connections`, postgresResults.layouts)}
+${row("PGlite, one connection", pgliteResults.layouts)}
 ${citusResults ? row(`Citus, coordinator and 2 workers, ${connections} connections`, citusResults) : "| Citus | not measured: no Citus source here (scripts/citus.sh source) | | | | | | |"}
 
 HOT updates: the share of the subscribers' updates in a round that were HOT (\`pg_stat_user_tables\`); on Citus the
 shards' statistics are on the workers, so not read.
+
+## The kept counts' UPDATE trigger (D81)
+
+The order beside the row in place. "Row trigger with WHEN" is migration 014: the kept counts' UPDATE trigger on
+subscribers fires only for a row whose searched columns or \`deleted\` changed, so a \`data\` PATCH fires nothing.
+"Statement trigger" is the same database with migration 006's trigger made again: a statement trigger over transition
+tables, whose function ran on every UPDATE to find that nothing was to be counted. Not on Citus, which has only ever
+run the row trigger (it runs no transition tables).
+
+| database | row trigger with WHEN (PATCH/s) | statement trigger (PATCH/s) | ratio | p50 ms, row trigger | p50 ms, statement trigger |
+| --- | ---: | ---: | ---: | ---: | ---: |
+${triggerRow(`PostgreSQL, ${connections} connections`, postgresResults.triggers)}
+${triggerRow("PGlite, one connection", pgliteResults.triggers)}
 `;
 writeFileSync(new URL("./DATA-PATCH.md", import.meta.url), report);
 console.log(report);
