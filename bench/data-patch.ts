@@ -56,31 +56,31 @@ const layouts = [
 ] as const satisfies readonly Variant[];
 
 /**
- * The kept counts' UPDATE trigger (D81): a row trigger whose WHEN compares the searched columns (migration 014), and
- * the statement trigger over transition tables that migration 006 made, which ran its function on every UPDATE. Not
- * on Citus, which has only ever run the row trigger (citus/distribute.sql).
+ * The kept counts' UPDATE trigger (D81): the one the migrations made (migration 014: a row trigger whose WHEN compares
+ * the searched columns), read from the database, and the statement trigger over transition tables that migration 006
+ * made, which ran its function on every UPDATE. Not on Citus, which has only ever run the row trigger
+ * (citus/distribute.sql).
  */
-const countTriggers = [
-  {
-    name: "row trigger with WHEN (014)",
-    statements: [
-      "DROP TRIGGER subscribers_kept_counts_update ON subscribers",
-      `CREATE TRIGGER subscribers_kept_counts_update AFTER UPDATE ON subscribers FOR EACH ROW
-        WHEN ((OLD.email_search, OLD.phone_search, OLD.name_search, OLD.deleted)
-          IS DISTINCT FROM (NEW.email_search, NEW.phone_search, NEW.name_search, NEW.deleted))
-        EXECUTE FUNCTION count_subscriber_row()`,
-    ],
-  },
-  {
-    name: "statement trigger (006)",
-    statements: [
-      "DROP TRIGGER subscribers_kept_counts_update ON subscribers",
-      `CREATE TRIGGER subscribers_kept_counts_update AFTER UPDATE ON subscribers
-        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT
-        EXECUTE FUNCTION count_subscriber_statement()`,
-    ],
-  },
-] as const satisfies readonly Variant[];
+async function countTriggers(db: Kysely<Database>): Promise<[Variant, Variant]> {
+  const { rows } = await sql<{ definition: string }>`
+    SELECT pg_get_triggerdef(oid) AS definition FROM pg_trigger
+    WHERE tgrelid = 'subscribers'::regclass AND tgname = 'subscribers_kept_counts_update'`.execute(db);
+  const migrated = rows[0]?.definition;
+  if (!migrated?.includes("FOR EACH ROW")) throw new Error(`not the row trigger of migration 014: ${migrated}`);
+  const drop = "DROP TRIGGER subscribers_kept_counts_update ON subscribers";
+  return [
+    { name: "row trigger with WHEN (014)", statements: [drop, migrated] },
+    {
+      name: "statement trigger (006)",
+      statements: [
+        drop,
+        `CREATE TRIGGER subscribers_kept_counts_update AFTER UPDATE ON subscribers
+          REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT
+          EXECUTE FUNCTION count_subscriber_statement()`,
+      ],
+    },
+  ];
+}
 
 async function switchTo(db: Kysely<Database>, variant: Variant): Promise<void> {
   await db.transaction().execute(async (tx) => {
@@ -179,7 +179,8 @@ async function compareLayouts(target: Target, loops: number) {
 }
 
 /** Both count triggers, after the layouts (the order beside the row in place), the HOT share not read. */
-const compareTriggers = (target: Target, loops: number) => compare({ ...target, counted: false }, loops, countTriggers);
+const compareTriggers = async (target: Target, loops: number) =>
+  compare({ ...target, counted: false }, loops, await countTriggers(target.store.store.db));
 
 const onPostgres = () =>
   withScratchPostgres("novu_bench_patches", connections, async (store) => {
