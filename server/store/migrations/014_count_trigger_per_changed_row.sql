@@ -5,8 +5,9 @@
 -- UPDATE, PostgreSQL copied the row's old and new versions (its `data` included) into two tuple stores, called the
 -- trigger's function, which joined them to find that no searched column changed, and called count_subscriber_changes
 -- with nothing, three INSERT ... SELECT that wrote nothing. On the bench data that was 0.6-0.8 ms of a `data` UPDATE's
--- 0.6-0.8 ms (EXPLAIN ANALYZE, warm connection); with this trigger the same UPDATE is 0.04-0.08 ms. A row trigger's
--- WHEN is evaluated by the executor on the row's two versions, without calling a function or keeping them.
+-- 0.6-0.8 ms (EXPLAIN ANALYZE, warm connection, the machine busy); with this trigger the same UPDATE is 0.04-0.08 ms,
+-- and the PATCH's one call 1.24x as many a second (`npm run bench:patches`). A row trigger's WHEN is evaluated by the
+-- executor on the row's two versions, without calling a function or keeping them.
 --
 -- Citus has run exactly this trigger since it was distributed (citus/distribute.sql: it runs no transition tables), so a
 -- database with the citus extension is left as it is here; the function's text below is the one distribute.sql makes
