@@ -48,24 +48,8 @@ ALTER TABLE notifications ADD CONSTRAINT notifications_template_fkey
 ALTER TABLE subscriber_update_order ADD CONSTRAINT subscriber_update_order_subscriber_fkey
   FOREIGN KEY (environment_id, id) REFERENCES subscribers (environment_id, id) ON DELETE CASCADE;
 
--- One row's change, as the statement triggers hand a statement's rows to the same functions. The row's fields are
--- named one by one: on a shard, the trigger's rows are of the shard's own row type.
-CREATE FUNCTION count_subscriber_row() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  changes jsonb := '[]';
-BEGIN
-  IF TG_OP <> 'INSERT' AND NOT OLD.deleted THEN
-    changes := changes || jsonb_build_object('environment_id', OLD.environment_id, 'email_search', OLD.email_search,
-      'phone_search', OLD.phone_search, 'name_search', OLD.name_search, 'n', -1);
-  END IF;
-  IF TG_OP <> 'DELETE' AND NOT NEW.deleted THEN
-    changes := changes || jsonb_build_object('environment_id', NEW.environment_id, 'email_search', NEW.email_search,
-      'phone_search', NEW.phone_search, 'name_search', NEW.name_search, 'n', 1);
-  END IF;
-  PERFORM count_subscriber_changes(changes);
-  RETURN NULL;
-END $$;
-
+-- count_subscriber_row() is migration 014's, made on every database. The row's fields are named one by one: on a
+-- shard, the trigger's rows are of the shard's own row type.
 CREATE FUNCTION count_notification_row() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   changes jsonb := '[]';

@@ -9,17 +9,19 @@
 -- and the PATCH's one call 1.24x as many a second (`npm run bench:patches`). A row trigger's WHEN is evaluated by the
 -- executor on the row's two versions, without calling a function or keeping them.
 --
--- Citus has run exactly this trigger since it was distributed (citus/distribute.sql: it runs no transition tables), so a
--- database with the citus extension is left as it is here; the function's text below is the one distribute.sql makes
--- there (test/server/count-trigger.test.ts holds the two equal). Every UPDATE the store sends changes one subscriber
+-- Citus has run exactly this trigger since it was distributed (citus/distribute.sql: it runs no transition tables), so
+-- the trigger is swapped only where the citus extension is absent. The function is made on every database: it is the
+-- one Citus's triggers call (before this migration distribute.sql made it; CREATE OR REPLACE keeps such a database as
+-- it is), and on a new Citus database distribute.sql runs after the migrations and propagates it to the workers with
+-- the triggers, as it does count_subscriber_changes. Every UPDATE the store sends changes one subscriber
 -- (the PATCH: subscribers.ts and migration 013), so a row trigger costs a name PATCH what the statement trigger did;
 -- an UPDATE of many rows calls it once per changed row, each writing to its own connection's slot of the counts
 -- (migration 007), so two such statements still never wait for each other. Inserts and deletes keep their statement
 -- triggers: a load's batch or a deletion is many rows, counted in one call.
-DO $migration$
-BEGIN
-  IF to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
-    CREATE FUNCTION count_subscriber_row() RETURNS trigger LANGUAGE plpgsql AS $$
+
+-- One row's change, handed to the same counting function as the statement triggers hand a statement's rows (migration
+-- 006). The row's fields are named one by one: on a Citus shard, the trigger's rows are of the shard's own row type.
+CREATE OR REPLACE FUNCTION count_subscriber_row() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   changes jsonb := '[]';
 BEGIN
@@ -34,6 +36,10 @@ BEGIN
   PERFORM count_subscriber_changes(changes);
   RETURN NULL;
 END $$;
+
+DO $migration$
+BEGIN
+  IF to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
     DROP TRIGGER subscribers_kept_counts_update ON subscribers;
     CREATE TRIGGER subscribers_kept_counts_update AFTER UPDATE ON subscribers FOR EACH ROW
       WHEN ((OLD.email_search, OLD.phone_search, OLD.name_search, OLD.deleted)
