@@ -88,7 +88,7 @@ const databaseUrl = await benchDatabaseUrl(values["database-url"]);
 const capture = new QueryCapture();
 const postgres = await openStore({ databaseUrl, totalCountCap: 50_000, log: capture.log });
 // Opening it applied any new migration; what else differs from the migrations' schema would be measured as the code's.
-await assertMigratedSchema(databaseUrl);
+await assertMigratedSchema(databaseUrl, log);
 // Rows loaded before migration 012 get their kept answers now, not beside the measurements (D59).
 const filledAnswers = await fillAllAnswers(postgres.store);
 if (filledAnswers > 0) log(`Kept the answers of ${filledAnswers.toLocaleString("en")} notifications loaded before D59`);

@@ -5,7 +5,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { schemaDifferences } from "../../bench/schema-check.js";
+import { assertMigratedSchema, schemaDifferences } from "../../bench/schema-check.js";
 import { createPostgresDatabase, drivers, onCitus } from "../support/databases.js";
 
 async function run(url: string, statements: string): Promise<void> {
@@ -57,5 +57,24 @@ describe.skipIf(!drivers.includes("postgres") || onCitus)("the benchmark's schem
       "missing: index subscribers_search_columns",
       "not made by the migrations: index bench_by_hand",
     ]);
+    await expect(assertMigratedSchema(database.url, () => {})).rejects.toThrow(
+      /does not have the schema that the migrations make[\s\S]*missing: index subscribers_search_columns[\s\S]*bench:data -- --reset/,
+    );
   }, 60_000);
+
+  it("warns, and lets the run go on, when the role may not create the scratch database", async () => {
+    const role = `bench_reader_${process.pid}`;
+    await run(database.url, `DROP ROLE IF EXISTS ${role}; CREATE ROLE ${role} LOGIN NOCREATEDB`);
+    try {
+      const url = new URL(database.url);
+      url.username = role;
+      const warnings: string[] = [];
+      await assertMigratedSchema(url.toString(), (message) => warnings.push(message));
+      expect(warnings).toEqual([
+        expect.stringMatching(/^The schema was not checked: .*permission denied to create database/),
+      ]);
+    } finally {
+      await run(database.url, `DROP ROLE IF EXISTS ${role}`);
+    }
+  });
 });
