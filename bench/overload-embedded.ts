@@ -23,6 +23,7 @@ import {
   type PostgresOverload,
 } from "./overload.js";
 import { rerenderResults } from "./report.js";
+import { assertMigratedSchema } from "./schema-check.js";
 import { benchShapes, type HttpRequest } from "./shapes.js";
 import { closedLoop } from "./throughput.js";
 
@@ -39,6 +40,8 @@ async function overloadOnPostgres(
   const opened = await openStore({ databaseUrl, totalCountCap: 50_000 });
   const ctx = await benchContext(opened.store);
   await opened.close();
+  // Its numbers go into RESULTS.md: the database must have the migrations' schema, as for the full run.
+  await assertMigratedSchema(databaseUrl, log);
   const env = benchServerEnv(databaseUrl);
   const { binary, version: node } = node24();
   log(`Overload on PostgreSQL (${node}): cheap requests at 100/s, alone and beside email searches at 3× capacity`);
