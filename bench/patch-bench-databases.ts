@@ -14,27 +14,36 @@ import { benchDatabaseUrl } from "./database.js";
 const storeOptions = (connections: number) => ({ totalCountCap: 50_000, poolSize: connections });
 
 /**
- * Runs `use` on a new database `name` of the private cluster (or BENCH_DATABASE_URL's server), dropped after it; `use`
- * also gets a connection to the server's admin database (which a benchmark may sample backends with).
+ * Runs `use` on a new database `name` of the private cluster (or BENCH_DATABASE_URL's server, or `server`'s when given:
+ * a database URL whose server to use), migrated by the store and dropped after it, even when `use` or the migrations
+ * fail; `use` also gets a connection to the server's admin database (which a benchmark may sample backends with) and
+ * the new database's URL.
  */
 export async function withScratchPostgres<T>(
   name: string,
   connections: number,
-  use: (store: OpenedStore, admin: pg.Client) => Promise<T>,
+  use: (store: OpenedStore, admin: pg.Client, url: string) => Promise<T>,
+  server?: string,
 ): Promise<T> {
-  const base = new URL(await benchDatabaseUrl(process.env.BENCH_DATABASE_URL));
+  const base = new URL(await benchDatabaseUrl(server ?? process.env.BENCH_DATABASE_URL));
   const admin = new pg.Client({ connectionString: base.toString() });
   await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const store = await openStore({ databaseUrl: url.toString(), ...storeOptions(connections) });
   try {
-    return await use(store, admin);
-  } finally {
-    await store.close();
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+    try {
+      const url = new URL(base);
+      url.pathname = `/${name}`;
+      const store = await openStore({ databaseUrl: url.toString(), ...storeOptions(connections) });
+      try {
+        return await use(store, admin, url.toString());
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    }
+  } finally {
     await admin.end();
   }
 }

@@ -6,7 +6,7 @@
  * measure when they differ.
  */
 import pg from "pg";
-import { openStore } from "../server/store/store.js";
+import { withScratchPostgres } from "./patch-bench-databases.js";
 
 /**
  * The objects that the migrations make, each by a name and its definition as PostgreSQL prints it: columns, indexes,
@@ -80,25 +80,13 @@ function oneLine(definition: string): string {
  * The differences between the database at `url` and a scratch database on the same server, created, migrated by the
  * store and dropped for the comparison (about a second).
  */
-export async function schemaDifferences(url: string): Promise<string[]> {
-  const name = `novu_schema_check_${process.pid}`;
-  const scratch = new URL(url);
-  scratch.pathname = `/${name}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${name}`);
-    try {
-      const migrated = await openStore({ databaseUrl: scratch.toString(), poolSize: 1, totalCountCap: 50_000 });
-      await migrated.close();
-      return compareSchemas(await schemaObjects(url), await schemaObjects(scratch.toString()));
-    } finally {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    }
-  } finally {
-    await admin.end();
-  }
+export function schemaDifferences(url: string): Promise<string[]> {
+  return withScratchPostgres(
+    `novu_schema_check_${process.pid}`,
+    1,
+    async (_store, _admin, migrated) => compareSchemas(await schemaObjects(url), await schemaObjects(migrated)),
+    url,
+  );
 }
 
 /**

@@ -3,20 +3,9 @@
  * function changed by hand would otherwise be measured as the code's. Here, on a migrated PostgreSQL database, each
  * kind of change is named, and what the data decides (a partition for another month) is not.
  */
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertMigratedSchema, schemaDifferences } from "../../bench/schema-check.js";
-import { createPostgresDatabase, drivers, onCitus } from "../support/databases.js";
-
-async function run(url: string, statements: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(statements);
-  } finally {
-    await client.end();
-  }
-}
+import { createPostgresDatabase, drivers, onAdmin, onCitus } from "../support/databases.js";
 
 // The benchmark runs on single-node PostgreSQL; a Citus coordinator has objects of its own (citus/distribute.sql).
 describe.skipIf(!drivers.includes("postgres") || onCitus)("the benchmark's schema check (postgres)", () => {
@@ -28,7 +17,7 @@ describe.skipIf(!drivers.includes("postgres") || onCitus)("the benchmark's schem
   afterAll(() => database?.drop());
 
   it("finds nothing on a database the migrations made, with a partition of its own month added", async () => {
-    await run(
+    await onAdmin(
       database.url,
       "CREATE TABLE notifications_2031_01 PARTITION OF notifications FOR VALUES FROM ('2031-01-01') TO ('2031-02-01')",
     );
@@ -37,7 +26,7 @@ describe.skipIf(!drivers.includes("postgres") || onCitus)("the benchmark's schem
 
   it("names a trigger, an index, a function and a column changed by hand", async () => {
     // Migration 006's statement trigger back in place of migration 014's row trigger: what D81's first run measured.
-    await run(
+    await onAdmin(
       database.url,
       `DROP TRIGGER subscribers_kept_counts_update ON subscribers;
        CREATE TRIGGER subscribers_kept_counts_update AFTER UPDATE ON subscribers
@@ -64,7 +53,7 @@ describe.skipIf(!drivers.includes("postgres") || onCitus)("the benchmark's schem
 
   it("warns, and lets the run go on, when the role may not create the scratch database", async () => {
     const role = `bench_reader_${process.pid}`;
-    await run(database.url, `DROP ROLE IF EXISTS ${role}; CREATE ROLE ${role} LOGIN NOCREATEDB`);
+    await onAdmin(database.url, `DROP ROLE IF EXISTS ${role}; CREATE ROLE ${role} LOGIN NOCREATEDB`);
     try {
       const url = new URL(database.url);
       url.username = role;
@@ -74,7 +63,7 @@ describe.skipIf(!drivers.includes("postgres") || onCitus)("the benchmark's schem
         expect.stringMatching(/^The schema was not checked: .*permission denied to create database/),
       ]);
     } finally {
-      await run(database.url, `DROP ROLE IF EXISTS ${role}`);
+      await onAdmin(database.url, `DROP ROLE IF EXISTS ${role}`);
     }
   });
 });

@@ -35,7 +35,8 @@ export const pgliteTemplate: string | undefined = process.env.TEST_PGLITE_TEMPLA
  */
 export const postgresTemplate: string | undefined = process.env.TEST_POSTGRES_TEMPLATE || undefined;
 
-async function onAdmin(adminUrl: string, statement: string): Promise<void> {
+/** Runs `statement` (one or more, as one query) on the database at `adminUrl`, over a connection of its own. */
+export async function onAdmin(adminUrl: string, statement: string): Promise<void> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
