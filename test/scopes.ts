@@ -41,6 +41,7 @@ export const notRuntime = [
   "test/server/substring-search.test.ts",
   "test/server/migrations.test.ts",
   "test/server/bench-schema-check.test.ts",
+  "test/server/bench-vacuum.test.ts",
   // The operations' own suites: what they check, the database decides. The HTTP server they go through is the part
   // the runtime can change, which auth-and-errors, http-edges, red-team, limits, the SDK and the client suites cover
   // on the second Node version.
