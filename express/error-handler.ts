@@ -32,7 +32,7 @@ export function errorHandler(
     let apiError: ApiError | undefined;
     try {
       apiError = error instanceof ApiError ? error : translate?.(error);
-      if (!apiError && typeof error?.type === "string") apiError = fromBodyParser(error);
+      if (!apiError && typeof error?.type === "string") apiError = fromBodyParser(error, req);
       else if (!apiError) apiError = fromDecoding(error, req);
       if (!apiError && isValidatorError(error) && error.status < 500) apiError = fromValidator(error, req);
     } catch {

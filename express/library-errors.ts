@@ -4,7 +4,13 @@
  */
 
 import { decodeSegment } from "@novu-query/contract/json-pointer";
-import { idempotencyKeyProblem, issueFromMessage, patternMessages, schemaMessage } from "@novu-query/contract/model";
+import {
+  contentTypeProblem,
+  idempotencyKeyProblem,
+  issueFromMessage,
+  patternMessages,
+  schemaMessage,
+} from "@novu-query/contract/model";
 import spec from "@novu-query/contract/openapi.json" with { type: "json" };
 import type { Request } from "express";
 import { ApiError, type FieldErrors } from "./errors.js";
@@ -195,17 +201,26 @@ export function fromDecoding(error: unknown, req: Request): ApiError | undefined
   return ApiError.badRequest(messages.undecodableBody(encoding));
 }
 
-export function fromBodyParser(error: BodyParserError): ApiError | undefined {
+/**
+ * body-parser's errors: the router's own parser, or a host app's `express.json()` in front of the router. A body in a
+ * Content-Type the contract does not read is 415 with the model's message (`contentTypeProblem`), whatever the parser
+ * made of it, as the router's own check answers before its parser: a host's parser decodes `utf-16` into text that is
+ * not JSON, and refuses `utf8`.
+ */
+export function fromBodyParser(error: BodyParserError, req: Request): ApiError | undefined {
   switch (error.type) {
     case "request.aborted":
       return ApiError.badRequest(messages.bodyAborted);
-    case "entity.parse.failed":
-      return ApiError.badRequest(messages.malformedJson);
+    case "entity.parse.failed": {
+      const problem = contentTypeProblem(req.headers["content-type"]);
+      return problem ? new ApiError(415, problem) : ApiError.badRequest(messages.malformedJson);
+    }
     case "entity.too.large":
       return new ApiError(413, messages.bodyTooLarge(Math.round((error.limit ?? 0) / 1024)));
     case "encoding.unsupported":
-    case "charset.unsupported":
       return new ApiError(415, messages.notJson);
+    case "charset.unsupported":
+      return new ApiError(415, contentTypeProblem(req.headers["content-type"]) ?? messages.notJson);
     default:
       return undefined;
   }
