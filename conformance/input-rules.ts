@@ -106,10 +106,24 @@ function filterRules(id: "searchSubscribers" | "listNotifications", prefix: stri
     }));
 }
 
+/** Every combination of the operation's order inputs' values (`orderBy` × `orderDirection`), or none. */
+function orderCombinations(context: ConformanceContext, snapshot: Snapshot, id: DeclaredOperation) {
+  let combinations: Record<string, unknown>[] = [];
+  for (const [name, declaration] of queryInputs(id).filter(([, d]) => d.kind === "order")) {
+    const values = valuesOf(context, snapshot, id, name, declaration, { variants: false });
+    combinations = (combinations.length ? combinations : [{}]).flatMap((combination) =>
+      values.map((value) => ({ ...combination, [name]: value })),
+    );
+  }
+  return combinations;
+}
+
 /**
  * The inputs of one kind, each value alone, and each sample also with a filter of the operation drawn beside it. A
  * sample's other forms (the date-times' offsets and spellings) are sent alone: each names the sample's value, which
  * the sample itself already sends beside the filters (two fifths of the requests of sending every form with each).
+ * A cursor is also sent in every order: what it marks depends on the order (the time it carries counts in
+ * `updatedAt` order only), and sent alone it is read in the default order.
  */
 function kindRule(id: "searchSubscribers" | "listNotifications", kind: string, rule: Pick<Rule, "id" | "text">): Rule {
   return {
@@ -118,6 +132,7 @@ function kindRule(id: "searchSubscribers" | "listNotifications", kind: string, r
     async run(c) {
       const snapshot = await snapshotOf(c);
       const [filterName, filter] = queryInputs(id).find(([, d]) => d.kind === "filter") ?? [];
+      const orders = kind === "cursor" ? orderCombinations(c, snapshot, id) : [];
       let sent = 0;
       for (const [name, declaration] of queryInputs(id).filter(([, d]) => d.kind === kind)) {
         const filters = filter && filterName ? valuesOf(c, snapshot, id, filterName, filter).slice(0, 2) : [];
@@ -130,6 +145,7 @@ function kindRule(id: "searchSubscribers" | "listNotifications", kind: string, r
             ...(samples.has(JSON.stringify(value))
               ? filters.map((f) => ({ [name]: value, [filterName as string]: f }))
               : []),
+            ...orders.map((order) => ({ [name]: value, ...order })),
           ]) {
             if (id === "searchSubscribers") await expectSearch(c, snapshot, query as SubscriberSearchQuery);
             else if (kind === "window")
@@ -149,7 +165,7 @@ export const inputRules: Rule[] = [
   ...filterRules("searchSubscribers", "search"),
   kindRule("searchSubscribers", "cursor", {
     id: "search.cursor.values",
-    text: "Cursors clients send (rows at both ends and in the middle, a deleted subscriber's, one no subscriber has), alone and with a filter their row may not pass, as the model says",
+    text: "Cursors clients send (rows at both ends and in the middle, a deleted subscriber's, one no subscriber has, places carried in `updatedAt` order, times at the ends of the years they may carry), alone, with a filter their row may not pass and in every order, as the model says",
   }),
   kindRule("searchSubscribers", "page", {
     id: "search.limit.values",

@@ -14,6 +14,7 @@ import { isolationRules } from "./isolation-rules.js";
 import { largestPage } from "./oracle.js";
 import { oracleRules } from "./oracle-rules.js";
 import { patchRules } from "./patch-rules.js";
+import { requestFormRules } from "./request-form-rules.js";
 
 /** Search parameters as sent, unchecked: some rules send what the contract refuses. */
 type SearchParams = Record<string, string | number | boolean>;
@@ -226,7 +227,14 @@ const requestRules: Rule[] = [
 ];
 
 /**
- * Every rule, in the order they run: requests and their refusals, then the oracle's rules over the data as read at
+ * Every rule, in the order they run: requests and their refusals, requests in the forms clients write them, then the oracle's rules over the data as read at
  * their start, the isolation of two environments, and last the rules that change a subscriber (and put it back).
  */
-export const rules: Rule[] = [...requestRules, ...oracleRules, ...inputRules, ...isolationRules, ...patchRules];
+export const rules: Rule[] = [
+  ...requestRules,
+  ...requestFormRules,
+  ...oracleRules,
+  ...inputRules,
+  ...isolationRules,
+  ...patchRules,
+];

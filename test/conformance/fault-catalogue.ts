@@ -14,6 +14,8 @@ import {
   searchSubscribers,
 } from "@novu-query/contract/model";
 import type { Notification, Subscriber } from "@novu-query/contract/types";
+import { type AppOptions, createApp } from "@novu-query/express";
+import express, { type Request } from "express";
 import type { Operations, ServiceOptions } from "../support/model-service.js";
 
 export interface Fault {
@@ -53,6 +55,43 @@ const listQuery = (change: (query: Parameters<List>[2]) => Parameters<List>[2]) 
   listWith((notifications, subscribers, query, options) =>
     listNotifications(notifications, subscribers, change(query), options),
   );
+/**
+ * The skeleton's app behind a step of the service's own that changes each request first: a fault of an HTTP layer
+ * that reads headers or the query string its own way before the contract's rules see them.
+ */
+const inFront = (change: (req: Request) => void): ServiceOptions => ({
+  host: {
+    basePath: "",
+    app: (options: AppOptions) => {
+      const app = express();
+      app.use((req, _res, next) => {
+        change(req);
+        next();
+      });
+      app.use(createApp(options));
+      return app;
+    },
+  },
+});
+/** The request's query string rewritten by `change` (given and giving `key=value` pairs as sent). */
+const queryRewritten = (change: (pairs: string[]) => string[]) =>
+  inFront((req) => {
+    const [path, query] = req.url.split("?");
+    if (query === undefined) return;
+    // The skeleton reads the query as sent, from `originalUrl` (express/query-as-sent.ts).
+    req.url = `${path}?${change(query.split("&")).join("&")}`;
+    req.originalUrl = req.url;
+  });
+/** A header rewritten by `change` when the request has it (in `rawHeaders` too, which the skeleton's key reads). */
+const headerRewritten = (name: string, change: (value: string) => string) =>
+  inFront((req) => {
+    const value = req.headers[name];
+    if (typeof value === "string") req.headers[name] = change(value);
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      if (req.rawHeaders[i]?.toLowerCase() === name) req.rawHeaders[i + 1] = change(req.rawHeaders[i + 1] ?? "");
+    }
+  });
+
 /** A search whose filter on one field is answered by rows filtered another way. */
 const searchFilteredBy = (
   field: "email" | "phone" | "name" | "subscriberId",
@@ -873,5 +912,95 @@ export const faults: Fault[] = [
         },
       },
     },
+  },
+
+  // How requests are written (the gaps the mutation run of 2026-12-07 found: docs/mutation-analysis.md).
+  {
+    id: "auth-scheme-any-case",
+    description: "the Authorization scheme is read in any case (HTTP's rule, not Novu's): `apikey <key>` is accepted",
+    caughtBy: ["auth.header-forms"],
+    service: headerRewritten("authorization", (value) => value.replace(/^apikey(?=\s)/i, "ApiKey")),
+  },
+  {
+    id: "auth-key-first-word",
+    description: "the key is the word after the scheme, whatever follows it: `ApiKey <key> <more>` is accepted",
+    caughtBy: ["auth.header-forms"],
+    service: headerRewritten("authorization", (value) => value.split(/\s+/).slice(0, 2).join(" ")),
+  },
+  {
+    id: "auth-one-space-only",
+    description: "the key is what follows `ApiKey ` exactly: two spaces or a tab make a key that is not found",
+    caughtBy: ["auth.header-forms"],
+    service: headerRewritten("authorization", (value) =>
+      /^ApiKey(?! \S)\s/.test(value) ? `ApiKey ${value.slice(7)}-as-sent` : value,
+    ),
+  },
+  {
+    id: "query-unknown-keys-ignored",
+    description: "a query key the operation does not have is ignored, as most frameworks do, not refused",
+    caughtBy: ["request.query-keys."],
+    service: queryRewritten((pairs) => pairs.filter((pair) => !/^(foo|constructor|__proto__)\b/.test(pair))),
+  },
+  {
+    id: "query-brackets-read-as-list",
+    description: "a bracketed key is read as qs reads it (`channels[]=a` is `channels=a`), not refused",
+    caughtBy: ["request.query-keys."],
+    service: queryRewritten((pairs) =>
+      pairs.map((pair) => pair.replace(/^([^=%]+)(?:%5B|\[)[^=]*(?:%5D|\])=/i, "$1=")),
+    ),
+  },
+  {
+    id: "content-type-charset-ignored",
+    description: "a JSON body's charset is not read: `application/json; charset=utf-16` is decoded as UTF-8",
+    caughtBy: ["patch.content-types"],
+    service: headerRewritten("content-type", (value) => value.replace(/;.*$/, "")),
+  },
+  {
+    id: "content-type-exact",
+    description: "the Content-Type must be exactly `application/json`: with a charset, or in capitals, it is 415",
+    caughtBy: ["patch.content-types"],
+    service: headerRewritten("content-type", (value) => (value === "application/json" ? value : "text/plain")),
+  },
+  {
+    id: "list-leap-second-next-minute",
+    description: "a leap second (`23:59:60Z`) is read as PostgreSQL reads it, the next minute's first instant",
+    caughtBy: ["list.dates.instant", "list.dates.forms"],
+    service: queryRewritten((pairs) =>
+      pairs.map((pair) => {
+        const [key = "", value = ""] = pair.split("=");
+        const leap = /^(.*)T(\d\d):(\d\d):60Z$/.exec(decodeURIComponent(value));
+        if (!leap) return pair;
+        const next = new Date(Date.parse(`${leap[1]}T${leap[2]}:${leap[3]}:59Z`) + 1000).toISOString();
+        return `${key}=${encodeURIComponent(next)}`;
+      }),
+    ),
+  },
+  {
+    id: "cursor-carried-time-ignored",
+    description: "a cursor's carried `updatedAt` is ignored: the walk goes on from where its subscriber is now",
+    caughtBy: ["search.cursor.values"],
+    service: searchQuery((query) => ({
+      ...query,
+      after: query.after?.split("_")[0],
+      before: query.before?.split("_")[0],
+    })),
+  },
+  {
+    id: "cursor-carried-time-clamped",
+    description: "a cursor carrying a time outside the years 0000-9999 is clamped to them, not refused",
+    caughtBy: ["search.cursor.values"],
+    preventedByPipeline: true,
+    service: searchQuery((query) => {
+      const clamp = (cursor: string | undefined) => {
+        const [id, carried] = cursor?.split("_") ?? [];
+        if (carried === undefined) return cursor;
+        const ms = Math.min(
+          Date.parse("9999-12-31T23:59:59.999Z"),
+          Math.max(Date.parse("0000-01-01T00:00:00Z"), Number(carried)),
+        );
+        return `${id}_${ms}`;
+      };
+      return { ...query, after: clamp(query.after), before: clamp(query.before) };
+    }),
   },
 ];

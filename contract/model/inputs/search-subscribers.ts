@@ -57,10 +57,14 @@ function notLive(data: ModelData): string[] {
   return [...new Set([...deleted, ...unlisted])];
 }
 
+/** The first and last instants the `updatedAt` form carries (0000-01-01 and 9999-12-31, in milliseconds). */
+const carriedRange = [Date.parse("0000-01-01T00:00:00.000Z"), Date.parse("9999-12-31T23:59:59.999Z")] as const;
+
 /**
  * A cursor: the `_id`s of subscribers at both ends and in the middle, one not live, one no subscriber has, and a
- * place carried in an `updatedAt` order (what `next` is there): a subscriber's own, and one it has left (a minute
- * before its `updatedAt`, as though it was patched since the cursor was read).
+ * place carried in an `updatedAt` order (what `next` is there): a subscriber's own, one it has left (a minute
+ * before its `updatedAt`, as though it was patched since the cursor was read), and times at either end of the
+ * years the form carries and one millisecond past each (a cursor edited by hand, or a client's clock gone wrong).
  */
 function cursor(meaning: string) {
   return {
@@ -75,7 +79,10 @@ function cursor(meaning: string) {
         const earlier = new Date(Date.parse(s.updatedAt) - 60_000).toISOString();
         return [subscriberCursorOf(s, "updatedAt"), subscriberCursorOf({ ...s, updatedAt: earlier }, "updatedAt")];
       });
-      return [...random.sample(ids, 3), ...random.sample(notLive(data), 1), unknownId, ...carried];
+      const edges = random
+        .sample(rows, 1)
+        .flatMap((s) => [carriedRange[0] - 1, ...carriedRange, carriedRange[1] + 1].map((ms) => `${s._id}_${ms}`));
+      return [...random.sample(ids, 3), ...random.sample(notLive(data), 1), unknownId, ...carried, ...edges];
     },
   };
 }

@@ -1,0 +1,195 @@
+/**
+ * How requests are written, as clients write them: the `Authorization` header's spacing and spelling, query keys the
+ * contract does not have (a typo, a bracketed list as `qs` writes it, a prototype's name), a body's `Content-Type`
+ * with and without a charset, and every form of a date-time read to the millisecond. Each expected answer is the
+ * contract's model's (`readAuthorization`, `unknownQueryKey`, `contentTypeProblem`, `listWindow` through the oracle),
+ * so these rules say nothing the model does not.
+ */
+import {
+  contentTypeProblem,
+  dateTimeForms,
+  keyNotFound,
+  readAuthorization,
+  unknownQueryKey,
+} from "@novu-query/contract/model";
+import { type OperationId, operationIds, operationTable } from "@novu-query/contract/operations";
+import { type ConformanceContext, check, checkEqual, type Rule } from "./context.js";
+import { examplePath } from "./coverage.js";
+import { expectList, snapshotOf } from "./oracle.js";
+
+/** Sends a request and checks the answer is the one the model gives: 200 when `refusal` is undefined. */
+async function expectAnswer(
+  context: ConformanceContext,
+  request: string,
+  response: Response,
+  refusal: { status: number; message: string } | undefined,
+): Promise<void> {
+  if (refusal === undefined) {
+    const text = await response.text();
+    check(response.status === 200, `${request}: expected 200, got ${response.status}: ${text.slice(0, 300)}`);
+    return;
+  }
+  try {
+    await context.expectError(response, refusal.status, refusal.message);
+  } catch (error) {
+    throw Object.assign(error as Error, { message: `${request}: ${(error as Error).message}` });
+  }
+}
+
+/**
+ * `Authorization` headers as clients get them wrong or write them differently, built on the run's key: two spaces or
+ * a tab after the scheme, the scheme in other cases or another scheme, a scheme too long to echo whole, the key
+ * with a word after it or a letter more, nothing after the scheme.
+ */
+function headerForms(apiKey: string): string[] {
+  return [
+    `ApiKey ${apiKey}`,
+    `ApiKey  ${apiKey}`,
+    `ApiKey\t${apiKey}`,
+    `apikey ${apiKey}`,
+    `APIKEY ${apiKey}`,
+    `Bearer ${apiKey}`,
+    `${"ApiKey".repeat(11)} ${apiKey}`,
+    `ApiKey ${apiKey} ${apiKey}`,
+    `ApiKey ${apiKey}x`,
+    "ApiKey",
+    apiKey,
+  ];
+}
+
+/** Query keys no operation's contract has, for an operation with these parameters: each sent with its values. */
+function strayKeys(parameters: readonly string[]): [string, string[]][] {
+  const known = parameters[0];
+  return [
+    ["foo", ["1"]],
+    ["foo", ["1", "2"]],
+    ["constructor[x]", ["1"]],
+    ["__proto__[polluted]", ["1"]],
+    ...(known === undefined
+      ? []
+      : ([
+          [`${known}[0]`, ["x"]],
+          [`${known}[]`, ["x", "y"]],
+        ] as [string, string[]][])),
+  ];
+}
+
+function queryKeyRule(id: OperationId): Rule {
+  const { method, path, queryParameters, hasBody } = operationTable[id];
+  const known = new Set<string>(queryParameters);
+  return {
+    id: `request.query-keys.${id}`,
+    level: "behaviour",
+    ...(method === "patch" && { writes: true as const }),
+    text: `${method.toUpperCase()} ${path} with a query key it does not have (unknown, bracketed as qs writes a list, a prototype's name) is answered 422 naming the key and the values sent under it`,
+    async run(c) {
+      for (const [key, values] of strayKeys(queryParameters)) {
+        const query = values.map((value) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join("&");
+        const request = `${method.toUpperCase()} ${examplePath(id)}?${query}`;
+        const response = await c.raw(`${examplePath(id)}?${query}`, {
+          method: method.toUpperCase(),
+          ...(hasBody && { headers: { "content-type": "application/json" }, body: "{}" }),
+        });
+        let body: Awaited<ReturnType<ConformanceContext["expectError"]>>;
+        try {
+          body = await c.expectError(response, 422);
+        } catch (error) {
+          throw Object.assign(error as Error, { message: `${request}: ${(error as Error).message}` });
+        }
+        checkEqual(
+          body.errors?.[`query.${key}`],
+          unknownQueryKey(key, values, (name) => known.has(name)),
+          `${request}: errors["query.${key}"]`,
+        );
+      }
+    },
+  };
+}
+
+/** A body's `Content-Type` as clients send it: charsets in other spellings and other charsets, other media types. */
+const contentTypes: (string | null)[] = [
+  "application/json",
+  "application/json; charset=utf-8",
+  "application/json;charset=UTF-8",
+  'application/json; charset="utf-8"',
+  "application/json; charset=utf8",
+  "application/json; charset=us-ascii",
+  "Application/JSON",
+  "application/merge-patch+json",
+  "application/json; charset=utf-16",
+  "application/json; charset=iso-8859-1",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  null,
+];
+
+export const requestFormRules: Rule[] = [
+  {
+    id: "auth.header-forms",
+    level: "behaviour",
+    text: "The Authorization header is read as Novu reads it: `ApiKey` (that case) and whatever follows it, spaces between collapsed; every other form is 401 with the message for what is wrong",
+    async run(c) {
+      const valid = new Set([c.target.apiKey, c.target.otherApiKey].filter(Boolean));
+      for (const header of headerForms(c.target.apiKey)) {
+        const read = readAuthorization(header);
+        const refusal =
+          "apiKey" in read
+            ? valid.has(read.apiKey)
+              ? undefined
+              : { status: 401, message: keyNotFound.message }
+            : { status: 401, message: read.message };
+        const response = await c.raw("/v1/notifications?limit=1", { authorization: header });
+        await expectAnswer(c, `GET /v1/notifications with Authorization: ${JSON.stringify(header)}`, response, refusal);
+      }
+    },
+  },
+  ...operationIds.map(queryKeyRule),
+  {
+    id: "patch.content-types",
+    level: "behaviour",
+    writes: true,
+    text: "A PATCH body is read as JSON in UTF-8 (or ASCII) whatever the spelling of its Content-Type; another charset, another media type or none is 415 with the message for it",
+    async run(c) {
+      const { data, response: found } = await c.client.GET("/v2/subscribers", { params: { query: { limit: 1 } } });
+      const subscriber = data?.data[0];
+      check(found.status === 200 && subscriber, "the environment needs at least one subscriber for the PATCH rules");
+      const path = `/v2/subscribers/${encodeURIComponent(subscriber.subscriberId)}`;
+      for (const type of contentTypes) {
+        const problem = contentTypeProblem(type);
+        // A body of bytes: fetch gives it no Content-Type of its own.
+        const response = await c.raw(path, {
+          method: "PATCH",
+          ...(type !== null && { headers: { "content-type": type } }),
+          body: new TextEncoder().encode("{}"),
+        });
+        await expectAnswer(
+          c,
+          `PATCH ${path} {} with ${type === null ? "no Content-Type" : `Content-Type: ${type}`}`,
+          response,
+          problem === undefined ? undefined : { status: 415, message: problem },
+        );
+      }
+    },
+  },
+  {
+    id: "list.dates.instant",
+    level: "behaviour",
+    text: "Every form of a date-time (offsets, a space, lower case, more fraction digits, 23:59:60) names its instant to the millisecond: as after and as before, beside the instant itself (200) and the millisecond on the other side of it (400 reversed)",
+    async run(c) {
+      const snapshot = await snapshotOf(c);
+      // The last millisecond of yesterday (UTC), so that `23:59:60` is one of its forms; inside any retention window.
+      const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+      const instant = `${day}T23:59:59.999Z`;
+      const beside = (ms: number) => new Date(Date.parse(instant) + ms).toISOString();
+      const forms = dateTimeForms(instant);
+      check(forms.includes(`${day}T23:59:60Z`), "the forms of the last millisecond of a day include 23:59:60");
+      for (const form of forms) {
+        await expectList(c, snapshot, { after: form, before: instant });
+        await expectList(c, snapshot, { after: form, before: beside(-1) });
+        await expectList(c, snapshot, { after: instant, before: form });
+        await expectList(c, snapshot, { after: beside(1), before: form });
+      }
+      c.note(`${forms.length} forms of ${instant}`);
+    },
+  },
+];
