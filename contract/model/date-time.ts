@@ -4,9 +4,12 @@
  * lower-case `t`/`z`, the year 0000. JavaScript's Date parses none of the first four, and PostgreSQL holds no year 0.
  */
 
-/** The instants a store can hold, and every date-time the format admits lies within once clamped. */
-const earliest = Date.UTC(1, 0, 1);
-const latest = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+/**
+ * The instants a store can hold, and every date-time the format admits lies within once clamped: the years 1 to 9999
+ * (PostgreSQL reads no year 0). Parsed, not `Date.UTC(1, 0, 1)`, which is 1901: `Date.UTC` reads years 0-99 as 1900-1999.
+ */
+const earliest = Date.parse("0001-01-01T00:00:00.000Z");
+const latest = Date.parse("9999-12-31T23:59:59.999Z");
 
 const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[tT ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([zZ])|([+-])(\d{2})(?::?(\d{2}))?)$/;
 

@@ -4,7 +4,7 @@
  * subscribers, migration 010), and the count of every match up to the cap, from a kept count where one is exact.
  * test/server/store-model.test.ts holds every filter of the declaration to the model.
  */
-import type { QueryInputName, SubscriberCursor } from "@novu-query/contract/model";
+import { type QueryInputName, type SubscriberCursor, storableInstant } from "@novu-query/contract/model";
 import {
   type Expression,
   type ExpressionBuilder,
@@ -218,6 +218,11 @@ function orderRowMatches(plan: SearchPlan) {
     );
 }
 
+/** Whether the cursor's place in the plan's order is the one it carries (an `updatedAt` order), not its row's. */
+export function carriesPlace(plan: SearchPlan, cursor: SubscriberCursor): boolean {
+  return plan.column === "updated_at" && cursor.updatedAt !== undefined;
+}
+
 export class SubscriberSearchQueries {
   private readonly reads: Kysely<Database>;
   private readonly totalCountCap: number;
@@ -277,7 +282,13 @@ export class SubscriberSearchQueries {
    * read from no row; otherwise its subscriber's, or undefined when it names no live subscriber of the environment.
    */
   async cursorKey(plan: SearchPlan, cursor: SubscriberCursor): Promise<Key | undefined> {
-    if (plan.column === "updated_at" && cursor.updatedAt !== undefined) return [new Date(cursor.updatedAt), cursor.id];
+    if (carriesPlace(plan, cursor)) {
+      const carried = Date.parse(cursor.updatedAt as string);
+      const stored = storableInstant(carried);
+      // A place before the year 1 lies before every row a store holds (PostgreSQL reads no year 0): the first
+      // instant it holds, before every id.
+      return stored.getTime() > carried ? [stored, ""] : [stored, cursor.id];
+    }
     const row = await this.reads
       .selectFrom("subscribers")
       .select(["id", plan.column])
