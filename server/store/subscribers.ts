@@ -8,6 +8,7 @@ import type { Database, SubscribersTable } from "./schema.js";
 import { liveOnly, toIso } from "./sql-helpers.js";
 import { type AnswerRow, answerColumns } from "./subscriber-columns.js";
 import {
+  carriesPlace,
   type SearchPlan,
   type SubscriberCounts,
   type SubscriberSearch,
@@ -207,10 +208,15 @@ export class SubscriberStore {
     const first = items[0];
     const last = items.at(-1);
     if (!first || !last) return { data: [], next: null, previous: null, live, matched };
-    // The look-ahead row answers for the side the page was read towards; the other side needs a query.
-    const rowsFollow = plan.forward ? more : await this.searches.exists(plan, plan.keyOf(last), true);
+    // The look-ahead row answers for the side the page was read towards; the other side needs a query, unless the
+    // cursor's own row answers it: read live (not a place carried in an `updatedAt` order), matching the filters when
+    // there are none, and left off the page, it lies just past the page on the side the page was read from.
+    const cursorRowOutside = plan.unfiltered && !query.includeCursor && read !== undefined && !carriesPlace(plan, read);
+    const rowsFollow = plan.forward
+      ? more
+      : cursorRowOutside || (await this.searches.exists(plan, plan.keyOf(last), true));
     const rowsPrecede = plan.forward
-      ? cursor !== undefined && (await this.searches.exists(plan, plan.keyOf(first), false))
+      ? cursor !== undefined && (cursorRowOutside || (await this.searches.exists(plan, plan.keyOf(first), false)))
       : more;
     if (rowsFollow === undefined || rowsPrecede === undefined) return undefined;
     const data = items.map(toSubscriber);
