@@ -824,7 +824,7 @@ export interface components {
                 };
             };
         };
-        /** @description The request body was not sent as `application/json`. */
+        /** @description The request body was not sent as `application/json` in UTF-8 (no charset, or `charset=utf-8`). */
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
