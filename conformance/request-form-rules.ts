@@ -39,7 +39,7 @@ async function expectAnswer(
 /**
  * `Authorization` headers as clients get them wrong or write them differently, built on the run's key: two spaces or
  * a tab after the scheme, the scheme in other cases or another scheme, a scheme too long to echo whole, the key
- * with a word after it or a letter more, nothing after the scheme.
+ * with a word after it, split by a space (pasted across a line) or a letter more, nothing after the scheme.
  */
 function headerForms(apiKey: string): string[] {
   return [
@@ -51,13 +51,18 @@ function headerForms(apiKey: string): string[] {
     `Bearer ${apiKey}`,
     `${"ApiKey".repeat(11)} ${apiKey}`,
     `ApiKey ${apiKey} ${apiKey}`,
+    `ApiKey ${apiKey.slice(0, Math.ceil(apiKey.length / 2))} ${apiKey.slice(Math.ceil(apiKey.length / 2))}`,
     `ApiKey ${apiKey}x`,
     "ApiKey",
     apiKey,
   ];
 }
 
-/** Query keys no operation's contract has, for an operation with these parameters: each sent with its values. */
+/**
+ * Query keys the operation does not have, for an operation with these parameters, each sent with its values: a typo,
+ * one repeated, a prototype's name, and for a parameter it has, that name with a letter more and bracketed as `qs`
+ * writes an array.
+ */
 function strayKeys(parameters: readonly string[]): [string, string[]][] {
   const known = parameters[0];
   return [
@@ -68,6 +73,7 @@ function strayKeys(parameters: readonly string[]): [string, string[]][] {
     ...(known === undefined
       ? []
       : ([
+          [`${known}s`, ["1"]],
           [`${known}[0]`, ["x"]],
           [`${known}[]`, ["x", "y"]],
         ] as [string, string[]][])),
@@ -118,6 +124,8 @@ const contentTypes: (string | null)[] = [
   "application/merge-patch+json",
   "application/json; charset=utf-16",
   "application/json; charset=iso-8859-1",
+  "application/json; charset=utf-8; profile=subscriber",
+  "application/json; profile=subscriber; charset=utf-16",
   "text/plain",
   "application/x-www-form-urlencoded",
   null,
@@ -177,19 +185,23 @@ export const requestFormRules: Rule[] = [
     text: "Every form of a date-time (offsets, a space, lower case, more fraction digits, 23:59:60) names its instant to the millisecond: as after and as before, beside the instant itself (200) and the millisecond on the other side of it (400 reversed)",
     async run(c) {
       const snapshot = await snapshotOf(c);
-      // The last millisecond of yesterday (UTC), so that `23:59:60` is one of its forms; inside any retention window.
+      // Yesterday (UTC), inside any retention window: its noon, whose forms include one without a fraction, and its
+      // last millisecond, whose forms include `23:59:60`.
       const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-      const instant = `${day}T23:59:59.999Z`;
-      const beside = (ms: number) => new Date(Date.parse(instant) + ms).toISOString();
-      const forms = dateTimeForms(instant);
-      check(forms.includes(`${day}T23:59:60Z`), "the forms of the last millisecond of a day include 23:59:60");
-      for (const form of forms) {
-        await expectList(c, snapshot, { after: form, before: instant });
-        await expectList(c, snapshot, { after: form, before: beside(-1) });
-        await expectList(c, snapshot, { after: instant, before: form });
-        await expectList(c, snapshot, { after: beside(1), before: form });
+      let sent = 0;
+      for (const instant of [`${day}T12:00:00.000Z`, `${day}T23:59:59.999Z`]) {
+        const beside = (ms: number) => new Date(Date.parse(instant) + ms).toISOString();
+        const forms = dateTimeForms(instant);
+        check(forms.length > 8, `the forms of ${instant} include its whole seconds or its leap second`);
+        for (const form of forms) {
+          await expectList(c, snapshot, { after: form, before: instant });
+          await expectList(c, snapshot, { after: form, before: beside(-1) });
+          await expectList(c, snapshot, { after: instant, before: form });
+          await expectList(c, snapshot, { after: beside(1), before: form });
+          sent += 4;
+        }
       }
-      c.note(`${forms.length} forms of ${instant}`);
+      c.note(`${sent} queries`);
     },
   },
 ];
