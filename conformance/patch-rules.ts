@@ -33,7 +33,7 @@ export async function current(context: ConformanceContext, subscriberId: string,
 }
 
 /** A subscriber for the rules that change nothing (a PATCH of `{}`, a refused body): the first a search returns. */
-async function anySubscriber(context: ConformanceContext): Promise<Subscriber> {
+export async function anySubscriber(context: ConformanceContext): Promise<Subscriber> {
   const { data, response } = await context.client.GET("/v2/subscribers", { params: { query: { limit: 1 } } });
   check(response.status === 200 && data?.data[0], "the environment needs at least one subscriber for the PATCH rules");
   return data.data[0];

@@ -16,21 +16,27 @@ import { type OperationId, operationIds, operationTable } from "@novu-query/cont
 import { type ConformanceContext, check, checkEqual, type Rule } from "./context.js";
 import { examplePath } from "./coverage.js";
 import { expectList, snapshotOf } from "./oracle.js";
+import { anySubscriber } from "./patch-rules.js";
 
-/** Sends a request and checks the answer is the one the model gives: 200 when `refusal` is undefined. */
+type ErrorBody = Awaited<ReturnType<ConformanceContext["expectError"]>>;
+
+/**
+ * Checks the answer to a request is the one the model gives: 200 when `refusal` is undefined, else that status (and
+ * its message, when given) in the error shape, whose body it returns. A failure names the request.
+ */
 async function expectAnswer(
   context: ConformanceContext,
   request: string,
   response: Response,
-  refusal: { status: number; message: string } | undefined,
-): Promise<void> {
+  refusal: { status: number; message?: string } | undefined,
+): Promise<ErrorBody | undefined> {
   if (refusal === undefined) {
     const text = await response.text();
     check(response.status === 200, `${request}: expected 200, got ${response.status}: ${text.slice(0, 300)}`);
-    return;
+    return undefined;
   }
   try {
-    await context.expectError(response, refusal.status, refusal.message);
+    return await context.expectError(response, refusal.status, refusal.message);
   } catch (error) {
     throw Object.assign(error as Error, { message: `${request}: ${(error as Error).message}` });
   }
@@ -96,14 +102,9 @@ function queryKeyRule(id: OperationId): Rule {
           method: method.toUpperCase(),
           ...(hasBody && { headers: { "content-type": "application/json" }, body: "{}" }),
         });
-        let body: Awaited<ReturnType<ConformanceContext["expectError"]>>;
-        try {
-          body = await c.expectError(response, 422);
-        } catch (error) {
-          throw Object.assign(error as Error, { message: `${request}: ${(error as Error).message}` });
-        }
+        const body = await expectAnswer(c, request, response, { status: 422 });
         checkEqual(
-          body.errors?.[`query.${key}`],
+          body?.errors?.[`query.${key}`],
           unknownQueryKey(key, values, (name) => known.has(name)),
           `${request}: errors["query.${key}"]`,
         );
@@ -158,9 +159,7 @@ export const requestFormRules: Rule[] = [
     writes: true,
     text: "A PATCH body is read as JSON in UTF-8 (or ASCII) whatever the spelling of its Content-Type; another charset, another media type or none is 415 with the message for it",
     async run(c) {
-      const { data, response: found } = await c.client.GET("/v2/subscribers", { params: { query: { limit: 1 } } });
-      const subscriber = data?.data[0];
-      check(found.status === 200 && subscriber, "the environment needs at least one subscriber for the PATCH rules");
+      const subscriber = await anySubscriber(c);
       const path = `/v2/subscribers/${encodeURIComponent(subscriber.subscriberId)}`;
       for (const type of contentTypes) {
         const problem = contentTypeProblem(type);
