@@ -157,7 +157,7 @@ export const requestFormRules: Rule[] = [
     id: "patch.content-types",
     level: "behaviour",
     writes: true,
-    text: "A PATCH body is read as JSON in UTF-8 (or ASCII) whatever the spelling of its Content-Type; another charset, another media type or none is 415 with the message for it",
+    text: "A PATCH body is read as `application/json` in any case, with no charset or `utf-8` in any spelling; another charset (`utf8` and `us-ascii` too), another media type or none is 415 with the message for it",
     async run(c) {
       const subscriber = await anySubscriber(c);
       const path = `/v2/subscribers/${encodeURIComponent(subscriber.subscriberId)}`;
